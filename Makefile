@@ -1,0 +1,48 @@
+# Two commands: `make lab` opens the course, `make test` checks it.
+# Both create .venv on first use and re-install only when pyproject.toml changes.
+
+PYTHON ?= $(shell for p in python3.11 python3.10 python3.9 python3; do \
+            command -v $$p >/dev/null 2>&1 && { echo $$p; break; }; done)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: lab test unit notebooks-test execute-notebooks bench selfcheck clean-venv help
+
+help:
+	@echo "make lab                open the course in JupyterLab (127.0.0.1, token on)"
+	@echo "make test               unit tests, doctests and nbval over every notebook (fast mode)"
+	@echo "make selfcheck          check this machine: versions, devices, one real training run"
+	@echo "make execute-notebooks  re-run every notebook in fast mode and store its outputs"
+	@echo "make bench              run the benchmarks (ratios against MXNet in the same process)"
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c "import sys; v = sys.version_info[:2]; sys.exit(0 if (3, 9) <= v <= (3, 11) else \
+	  'mxnet 1.9.1 needs Python 3.9 to 3.11 (it imports distutils), but $(PYTHON) is %d.%d. ' \
+	  'Install Python 3.11, then run: make PYTHON=python3.11 $(MAKECMDGOALS)' % v)"
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --editable '.[test]'
+	@touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/python -m tutorial.lab
+
+selfcheck: $(STAMP)
+	$(BIN)/python -m tutorial.check
+
+# Unit tests and doctests, then nbval over every notebook, all in fast mode.
+test: $(STAMP)
+	TUTORIAL_FAST=1 $(BIN)/python -m pytest -q tests --doctest-modules tutorial
+	TUTORIAL_FAST=1 $(BIN)/python -m pytest -q --nbval notebooks \
+	    --sanitize-with tests/nbval_sanitize.cfg
+
+# The committed outputs come from this run (see tests/README.md).
+execute-notebooks: $(STAMP)
+	TUTORIAL_FAST=1 $(BIN)/python -m tutorial.notebooks execute notebooks/*.ipynb
+
+bench: $(STAMP)
+	@for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,15 @@
+"""Library behind the course "From SGD to many GPUs" (MXNet Gluon 1.9.1).
+
+Subpackages, one idea per file:
+
+- ``tutorial.config``   fast mode, read from ``TUTORIAL_FAST`` in one place
+- ``tutorial.devices``  GPUs MXNet can really use, and CPU contexts that stand in for them
+- ``tutorial.data``     offline data sets with checksums
+- ``tutorial.optim``    optimizers as small transformations, schedules, the Gluon adapter
+- ``tutorial.nn``       blocks written from scratch (dropout, DropConnect)
+- ``tutorial.parallel`` splitting batches, data-parallel trainers, collectives, cost model
+- ``tutorial.viz``      widgets and plots (pure models, views that only draw)
+- ``tutorial.check``    the setup self-check and the exercise checkers
+"""
+
+__version__ = "0.1.0"
