@@ -1,0 +1,14 @@
+"""Data-parallel training on several devices, and the collectives that aggregate gradients.
+
+One idea per file:
+
+- ``split``        splitting a batch over devices (uneven splits allowed)
+- ``aggregation``  the seam: sum gradients over devices with a kvstore or an allreduce
+- ``trainer``      a data-parallel trainer from scratch, in the deck's four steps
+- ``concise``      the same with ``gluon.Trainer`` and a kvstore (``update_on_kvstore``)
+- ``reports``      what one training step reports (loss, accuracy, compute/aggregation time)
+- ``live``         the training loop the dashboard draws (a generator of step reports)
+- ``step_time``    time per sample against per-device batch, and a compute/communication model
+- ``collectives``  parameter server, tree, butterfly and ring allreduce
+- ``costmodel``    the alpha-beta cost of each collective
+"""
