@@ -51,7 +51,8 @@ def _saddle_grad(x, y):
     return 2 * x, -2 * y + y ** 3
 
 
-# A sharp well at (-1, 0) (curvature 50) and a flat, slightly deeper well at (2, 0).
+# A sharp well near (-1, 0) (curvature about 50; the flat well pulls its minimum to
+# x = -0.99927) and a flat, slightly deeper well at (2, 0).
 def _sharp_flat(x, y):
     sharp = -1.0 * np.exp(-25.0 * ((x + 1) ** 2 + y ** 2))
     flat = -1.1 * np.exp(-0.5 * ((x - 2) ** 2 + y ** 2))
@@ -79,6 +80,6 @@ SURFACES = {
         "a saddle at the origin: full-batch GD started on the ridge barely leaves it"),
     "sharp_flat": Surface(
         "sharp_flat", _sharp_flat, _sharp_flat_grad, (-1.3, 0.4), (-2.5, 4.5, -2, 2),
-        ((-1.0, 0.0), (2.0, 0.0)),
+        ((-0.99927, 0.0), (2.0, 0.0)),
         "a sharp minimum at (-1, 0) and a wide, slightly deeper one at (2, 0)"),
 }

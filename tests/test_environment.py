@@ -1,0 +1,47 @@
+"""One source of truth for the pins: pyproject.toml, mirrored by environment.yml."""
+
+import re
+import tomllib
+from pathlib import Path
+
+from tutorial.check.environment import pins
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _pyproject_pins():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    reqs = project["dependencies"] + [r for extra in project["optional-dependencies"].values()
+                                      for r in extra]
+    return dict(re.match(r"^([\w.\-]+)==(\S+)$", r.split("#")[0].strip()).groups() for r in reqs)
+
+
+def _environment_yml():
+    text = (ROOT / "environment.yml").read_text()
+    python = re.search(r"^\s*-\s*python=(\S+)", text, re.M).group(1)
+    pip = dict(re.findall(r"^\s+-\s+([\w.\-]+)==(\S+)\s*$", text, re.M))
+    return python, pip
+
+
+def test_every_dependency_is_pinned_exactly():
+    pinned = _pyproject_pins()
+    assert pinned["mxnet"] == "1.9.1"
+    assert tuple(int(p) for p in pinned["numpy"].split(".")[:2]) < (1, 24), \
+        "numpy >= 1.24 breaks `import mxnet` (np.bool)"
+
+
+def test_environment_yml_mirrors_pyproject():
+    python, env_pins = _environment_yml()
+    assert python == "3.11"
+    assert env_pins == _pyproject_pins()
+
+
+def test_installed_metadata_matches_pyproject():
+    """The editable install is current: what pip installed is what pyproject.toml says."""
+    runtime = {k: v for k, v in _pyproject_pins().items() if k in pins()}
+    assert runtime and runtime == {k: pins()[k] for k in runtime}
+
+
+def test_python_upper_bound_is_declared():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "<3.12" in project["requires-python"]
