@@ -12,3 +12,6 @@ One idea per file:
 - ``collectives``  parameter server, tree, butterfly and ring allreduce
 - ``costmodel``    the alpha-beta cost of each collective
 """
+
+from . import costmodel
+from .collectives import allreduce

@@ -1,0 +1,14 @@
+"""Gradient aggregation from scratch: parameter server, reduction tree, butterfly, ring.
+
+One idea per file:
+
+- ``schedule``   the data types: a Schedule is Steps of Transfers (source, destination,
+                 chunk, bytes, add or copy)
+- ``ps``, ``tree``, ``butterfly``, ``ring``  one pure function each: (nodes, length) -> Schedule
+- ``execute``    runs a schedule on real NDArrays, one per device context
+- ``dispatch``   ``allreduce(arrays, algorithm)`` and the cached ``schedule(algorithm, ...)``
+- ``measure``    timings against MXNet's kvstore, reported as algbw and busbw
+"""
+
+from .dispatch import ALGORITHMS, AllreduceResult, allreduce, schedule
+from .schedule import Schedule, Step, Transfer, bytes_received, bytes_sent, chunk_bounds

@@ -1,0 +1,70 @@
+"""``allreduce(arrays, algorithm)``: pick a schedule, run it on the arrays, return both.
+
+>>> import mxnet as mx
+>>> xs = [mx.nd.array([1, 2, 3], ctx=mx.cpu(i)) * (i + 1) for i in range(3)]
+>>> out = allreduce(xs, "ring")
+>>> out.arrays[2].asnumpy().tolist(), out.arrays[2].context
+([6.0, 12.0, 18.0], cpu(2))
+>>> len(out.steps), out.steps[0].phase
+(4, 'reduce-scatter')
+"""
+
+import dataclasses
+import functools
+from typing import List, Tuple
+
+import mxnet as mx
+import numpy as np
+
+from . import butterfly, ps, ring, tree
+from .execute import as_ndarray_list, run_schedule
+from .schedule import Schedule, Step
+
+ALGORITHMS = {"ps": ps.schedule, "tree": tree.schedule,
+              "butterfly": butterfly.schedule, "ring": ring.schedule}
+OPTIONS = {"ps": ("servers",), "tree": (), "butterfly": (), "ring": ()}
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_schedule(algorithm, num_nodes, length, itemsize, options):
+    return ALGORITHMS[algorithm](num_nodes, length, itemsize, **dict(options))
+
+
+def schedule(algorithm, num_nodes, length, itemsize=4, **options):
+    """The (pure, cached) schedule of ``algorithm`` for ``num_nodes`` arrays of ``length`` elements."""
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}: choose one of "
+                         f"{', '.join(map(repr, ALGORITHMS))}")
+    unknown = sorted(set(options) - set(OPTIONS[algorithm]))
+    if unknown:
+        allowed = ", ".join(OPTIONS[algorithm]) or "none"
+        raise ValueError(f"option {unknown[0]!r} does not apply to {algorithm!r} "
+                         f"(its options: {allowed}); only 'ps' takes servers=S")
+    for name, value in (("num_nodes", num_nodes), ("length", length), ("itemsize", itemsize)):
+        if not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    return _cached_schedule(algorithm, int(num_nodes), int(length), int(itemsize),
+                            tuple(sorted(options.items())))
+
+
+@dataclasses.dataclass(frozen=True)
+class AllreduceResult:
+    """The sum on every input's context, and the schedule that produced it."""
+    arrays: List[mx.nd.NDArray]
+    schedule: Schedule
+
+    @property
+    def steps(self) -> Tuple[Step, ...]:
+        return self.schedule.steps
+
+
+def allreduce(arrays, algorithm, **options):
+    """Sum ``arrays`` (one NDArray per device) with ``algorithm``: 'ps', 'tree', 'butterfly' or 'ring'.
+
+    ``result.arrays[i]`` is the sum on ``arrays[i].context``; the inputs are not modified.
+    ``result.steps`` is the schedule that moved the data. 'ps' takes ``servers=S``.
+    """
+    arrays = as_ndarray_list(arrays)
+    plan = schedule(algorithm, len(arrays), arrays[0].size,
+                    np.dtype(arrays[0].dtype).itemsize, **options)
+    return AllreduceResult(run_schedule(arrays, plan), plan)
