@@ -15,3 +15,8 @@ One idea per file:
 
 from . import costmodel
 from .collectives import allreduce
+
+from tutorial.parallel.concise import GluonDataParallel, gluon_trainer  # noqa: E402,F401
+from tutorial.parallel.reports import StepReport, TrainingDiverged  # noqa: E402,F401
+from tutorial.parallel.split import split_batch, split_sizes  # noqa: E402,F401
+from tutorial.parallel.trainer import DataParallelTrainer  # noqa: E402,F401

@@ -1,0 +1,132 @@
+"""Synchronous data-parallel training from scratch, in the deck's four steps.
+
+    1. copy the parameters to every device                     (once, in __init__)
+    2. split the batch; forward and backward on each device    (each device: its shard)
+    3. aggregate: sum the gradients over devices               (kvstore or allreduce)
+    4. update the weights once, broadcast them to the devices  (all copies stay equal)
+
+Normalisation: each device backpropagates the SUM of its samples' losses, step 3 adds
+those sums, and step 4 divides by the TOTAL batch (``rescale_grad = 1 / n``). That is
+exactly the gradient of the mean loss over the whole batch, so K devices with b samples
+each take the same step as one device with K*b samples, also when the split is uneven.
+(Averaging per-device means instead would weigh the samples of a smaller shard more.)
+
+>>> import mxnet as mx, numpy as np
+>>> from tutorial.parallel.workload import mlp, digits_batches
+>>> net = mlp(seed=0)
+>>> trainer = DataParallelTrainer(net, [mx.cpu(0), mx.cpu(1)], learning_rate=0.1)
+>>> X, y = next(digits_batches(batch_size=64, seed=0))
+>>> report = trainer.step(X, y)
+>>> report.step, report.samples, round(report.loss, 1)   # about ln(10) for 10 classes
+(1, 64, 2.3)
+"""
+
+import time
+
+import mxnet as mx
+from mxnet import autograd, gluon
+
+from tutorial.devices import check_devices
+from tutorial.parallel.aggregation import make_aggregator
+from tutorial.parallel.reports import StepReport, check_finite
+from tutorial.parallel.split import split_batch
+
+
+def replicate(params, devices):
+    """Step 1: one copy of every (initialised) parameter on each device."""
+    for param in params:
+        param.reset_ctx(devices)
+
+
+def forward_backward(net, loss_fn, shards):
+    """Step 2: each device computes its shard's per-sample losses and their gradient.
+
+    Returns the per-device outputs and losses (still on their devices). ``backward`` on a
+    vector of losses adds up the gradients of its entries: a per-device SUM.
+    """
+    with autograd.record():
+        outputs = [net(X) for X, _ in shards]
+        losses = [loss_fn(out, y) for out, (_, y) in zip(outputs, shards)]
+    for loss in losses:
+        loss.backward()
+    return outputs, losses
+
+
+def loss_and_accuracy(outputs, losses, shards):
+    """Mean loss and accuracy over all shards (this waits for the devices)."""
+    n = sum(y.shape[0] for _, y in shards)
+    loss_sum = sum(loss.sum().asscalar() for loss in losses)
+    correct = sum((out.argmax(axis=1) == y.astype(out.dtype)).sum().asscalar()
+                  for out, (_, y) in zip(outputs, shards))
+    return float(loss_sum) / n, float(correct) / n
+
+
+class _Clock:
+    """Seconds between laps; waits for the devices first when ``timed``."""
+
+    def __init__(self, timed):
+        self.timed = timed
+        self.start = self.last = time.perf_counter()
+
+    def lap(self):
+        if self.timed:
+            mx.nd.waitall()
+        now = time.perf_counter()
+        lap, self.last = now - self.last, now
+        return lap
+
+
+class DataParallelTrainer:
+    """Train ``net`` on ``devices`` with the four steps above; ``step`` returns a report.
+
+    ``aggregation`` is one of ``tutorial.parallel.aggregation.AGGREGATIONS`` ('device',
+    'local', 'ps', 'tree', 'butterfly', 'ring'). ``optimizer`` is an MXNet optimizer
+    name or instance (``tutorial.optim.create(...)`` gives one); its ``rescale_grad`` is
+    set to 1/batch at every step.
+    """
+
+    def __init__(self, net, devices, optimizer="sgd", aggregation="device", loss=None,
+                 **optimizer_params):
+        self.net = net
+        self.devices = check_devices(list(devices))
+        self.loss_fn = loss or gluon.loss.SoftmaxCrossEntropyLoss()
+        self.params = [p for p in net.collect_params().values() if p.grad_req != "null"]
+        replicate(self.params, self.devices)                                  # step 1
+        self.aggregate = make_aggregator(aggregation, self.devices)
+        self.aggregation = aggregation
+        if isinstance(optimizer, str):
+            optimizer = mx.optimizer.create(optimizer, **optimizer_params)
+        elif optimizer_params:
+            raise ValueError("pass optimizer settings to the optimizer you built, not here")
+        self.optimizer = optimizer
+        self._updater = mx.optimizer.get_updater(optimizer)
+        self.steps_done = 0
+
+    @property
+    def learning_rate(self):
+        return self.optimizer.learning_rate
+
+    def step(self, X, y, timed=True):
+        """One synchronous step on the batch ``(X, y)``; raises if the loss is not finite."""
+        clock = _Clock(timed)
+        shards = split_batch(X, y, self.devices)
+        outputs, losses = forward_backward(self.net, self.loss_fn, shards)    # step 2
+        loss, accuracy = loss_and_accuracy(outputs, losses, shards)
+        check_finite(loss, self.steps_done + 1, self.learning_rate)
+        compute_s = clock.lap()
+        self.aggregate([p.list_grad() for p in self.params])                  # step 3
+        aggregate_s = clock.lap()
+        self._update_and_broadcast(len(X))                                    # step 4
+        update_s = clock.lap()
+        self.steps_done += 1
+        return StepReport(self.steps_done, len(X), loss, accuracy, compute_s, aggregate_s,
+                          update_s, time.perf_counter() - clock.start)
+
+    def _update_and_broadcast(self, batch_size):
+        self.optimizer.rescale_grad = 1.0 / batch_size       # sum over devices / total batch
+        first = [p.list_data()[0] for p in self.params]
+        self._updater(list(range(len(self.params))),
+                      [p.list_grad()[0] for p in self.params], first)
+        for param, weight in zip(self.params, first):
+            for copy in param.list_data()[1:]:
+                weight.copyto(copy)
