@@ -41,7 +41,7 @@ class Racer:
 
 DEFAULT_RACERS = (
     Racer("GD", "sgd"),
-    Racer("Momentum", "momentum", momentum_key="momentum"),
+    Racer("Momentum", "sgd", momentum_key="momentum"),
     Racer("Nesterov", "nag", momentum_key="momentum"),
     Racer("Adam", "adam", momentum_key="beta1", lr_scale=0.5),
 )
