@@ -6,9 +6,11 @@ One idea per file:
                  chunk, bytes, add or copy)
 - ``ps``, ``tree``, ``butterfly``, ``ring``  one pure function each: (nodes, length) -> Schedule
 - ``execute``    runs a schedule on real NDArrays, one per device context
+- ``replay``     replays a schedule without devices: who has contributed to what
 - ``dispatch``   ``allreduce(arrays, algorithm)`` and the cached ``schedule(algorithm, ...)``
 - ``measure``    timings against MXNet's kvstore, reported as algbw and busbw
 """
 
 from .dispatch import ALGORITHMS, AllreduceResult, allreduce, schedule
 from .schedule import Schedule, Step, Transfer, bytes_received, bytes_sent, chunk_bounds
+from .replay import contributions, values
