@@ -45,3 +45,27 @@ def test_installed_metadata_matches_pyproject():
 def test_python_upper_bound_is_declared():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert "<3.12" in project["requires-python"]
+
+
+def test_second_make_does_not_reinstall():
+    """Once .venv is installed for the current pins, `make test` goes straight to the tests."""
+    import shutil
+    import subprocess
+
+    stamp = ROOT / ".venv" / ".installed"
+    if shutil.which("make") is None or not stamp.exists():
+        import pytest
+        pytest.skip("runs inside the .venv that make created")
+    if stamp.stat().st_mtime < (ROOT / "pyproject.toml").stat().st_mtime:
+        import pytest
+        pytest.skip("pyproject.toml changed since the last install: make will re-install once")
+    plan = subprocess.run(["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout
+    assert "pytest" in plan and "pip install" not in plan
+    (ROOT / "pyproject.toml").touch()
+    try:
+        plan = subprocess.run(["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout
+        assert "pip install" in plan
+    finally:
+        stamp.touch()
