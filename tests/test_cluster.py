@@ -1,0 +1,156 @@
+"""The local parameter-server cluster: real ps-lite processes on 127.0.0.1.
+
+Every scenario that starts processes runs in a child Python with a subprocess timeout,
+so even a launcher bug cannot hang the test run; the launcher's own timeouts are what
+the tests check. Reference for dist_sync: the same job in one process with the whole
+global batch (tutorial.parallel.ps.train.train_single_process).
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tutorial.parallel.ps.cluster import ClusterError, check_sizes, run_cluster
+
+REPO = Path(__file__).resolve().parent.parent
+CHILD_TIMEOUT = 100   # seconds; the launcher's own timeouts inside are much shorter
+
+
+def run_child(code):
+    """Run ``code`` in a fresh Python; it prints one JSON line last, which we return."""
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=REPO,
+                          capture_output=True, text=True, timeout=CHILD_TIMEOUT,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def all_gone(pids):
+    gone = []
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+            gone.append(False)
+        except ProcessLookupError:
+            gone.append(True)
+    return all(gone)
+
+
+@pytest.mark.parametrize("workers, servers, name", [(0, 1, "num_workers"), (2, 0, "num_servers"),
+                                                    (1.5, 1, "num_workers"),
+                                                    (True, 1, "num_workers")])
+def test_bad_sizes_are_refused_before_anything_starts(workers, servers, name):
+    with pytest.raises(ValueError, match=f"{name} must be a whole number >= 1"):
+        run_cluster(["-c", "pass"], num_workers=workers, num_servers=servers)
+
+
+def test_check_sizes_accepts_one_of_each():
+    check_sizes(1, 1)
+
+
+def test_port_in_use_is_a_clear_error():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(ClusterError, match=f"port {port} on 127.0.0.1 is already in use"
+                                               r".*port=None"):
+            run_cluster(["-c", "pass"], port=port)
+
+
+@pytest.mark.parametrize("port", [80, 70000, "9000"])
+def test_bad_port_is_refused(port):
+    with pytest.raises(ValueError, match="port must be a whole number from 1024 to 65535"):
+        run_cluster(["-c", "pass"], port=port)
+
+
+def test_a_killed_worker_stops_the_whole_cluster():
+    out = run_child("""
+        import json
+        from tutorial.parallel.ps.cluster import ClusterError, run_cluster
+        dies = ("import os, signal, time\\n"
+                "if os.environ['TUTORIAL_PS_WORKER_INDEX'] == '1':\\n"
+                "    print('step 3', flush=True); os.kill(os.getpid(), signal.SIGKILL)\\n"
+                "time.sleep(600)")
+        try:
+            run_cluster(["-c", dies], num_workers=2, num_servers=1, timeout=60)
+            print(json.dumps({"raised": False}))
+        except ClusterError as e:
+            print(json.dumps({"raised": True, "message": str(e), "pids": e.pids}))
+    """)
+    assert out["raised"]
+    assert out["message"].startswith("worker 1 was killed by signal SIGKILL after step 3")
+    assert "the other processes (scheduler, server 0, worker 0) were stopped" in out["message"]
+    assert len(out["pids"]) == 4 and all_gone(out["pids"])
+
+
+def test_a_cluster_that_hangs_is_stopped_at_its_timeout():
+    out = run_child("""
+        import json
+        from tutorial.parallel.ps.cluster import ClusterError, run_cluster
+        hang = "print('step 1', flush=True); import time; time.sleep(600)"
+        try:
+            run_cluster(["-c", hang], num_workers=1, num_servers=1, timeout=4)
+            print(json.dumps({"raised": False}))
+        except ClusterError as e:
+            print(json.dumps({"raised": True, "message": str(e), "pids": e.pids}))
+    """)
+    assert out["raised"]
+    assert "did not finish within timeout=4 s" in out["message"]
+    assert "worker 0 (at step 1)" in out["message"]
+    assert all_gone(out["pids"])
+
+
+def test_dist_sync_equals_one_process_with_the_combined_batch():
+    out = run_child("""
+        import json
+        import numpy as np
+        from tutorial.parallel.ps.digits_job import DigitsJob
+        from tutorial.parallel.ps.train import (max_relative_difference, train_on_cluster,
+                                                train_single_process)
+        job = DigitsJob(steps=6, batch_per_worker=16, hidden=(32,))
+        runs = train_on_cluster(job, "dist_sync", num_workers=2, num_servers=2, timeout=80)
+        ref = train_single_process(job, num_workers=2)
+        print(json.dumps({
+            "ranks": [r.rank for r in runs],
+            "vs_reference": max_relative_difference(runs[0].params, ref["params"]),
+            "between_workers": max_relative_difference(runs[1].params, runs[0].params),
+            "mean_losses": np.mean([r.losses for r in runs], axis=0).tolist(),
+            "ref_losses": ref["losses"],
+            "moved": max_relative_difference(runs[0].params,
+                                             train_single_process(
+                                                 DigitsJob(steps=1, batch_per_worker=16,
+                                                           hidden=(32,), learning_rate=0.0),
+                                                 num_workers=2)["params"])}))
+    """)
+    assert out["ranks"] == [0, 1]
+    assert out["between_workers"] == 0.0          # both pulled the same weights
+    assert out["vs_reference"] < 1e-5
+    assert out["moved"] > 1e-2                     # training really changed the weights
+    assert out["mean_losses"] == pytest.approx(out["ref_losses"], rel=1e-5)
+
+
+def test_a_crashing_training_worker_is_reported_with_its_step():
+    out = run_child("""
+        import json
+        from tutorial.parallel.ps.cluster import ClusterError
+        from tutorial.parallel.ps.digits_job import DigitsJob
+        from tutorial.parallel.ps.train import train_on_cluster
+        job = DigitsJob(steps=50, batch_per_worker=8, hidden=(16,), crash_worker=1,
+                        crash_after_step=2)
+        try:
+            train_on_cluster(job, "dist_sync", num_workers=2, timeout=80)
+            print(json.dumps({"raised": False}))
+        except ClusterError as e:
+            print(json.dumps({"raised": True, "message": str(e), "pids": e.pids}))
+    """)
+    assert out["raised"]
+    assert out["message"].startswith("worker 1 exited with code 1 after step 2: RuntimeError: "
+                                     "deliberate crash of worker 1 after step 2")
+    assert all_gone(out["pids"])

@@ -1,0 +1,266 @@
+"""A parameter-server cluster on this machine: a scheduler, S servers and W workers.
+
+MXNet's distributed kvstores (``'dist_sync'``, ``'dist_async'``, ``'dist_device_sync'``)
+run on ps-lite, which is built into the mxnet 1.9.1 wheel. Every process learns its
+part from environment variables, as MXNet's ``tools/launch.py`` sets them:
+
+    DMLC_ROLE          scheduler | server | worker
+    DMLC_PS_ROOT_URI   where the scheduler listens (here always 127.0.0.1)
+    DMLC_PS_ROOT_PORT  the scheduler's port
+    DMLC_NUM_SERVER    how many servers, DMLC_NUM_WORKER how many workers
+    DMLC_NODE_HOST     the address this process itself binds (127.0.0.1)
+
+A scheduler or a server is just ``python -c "import mxnet"``: importing mxnet with that
+role runs its loop until the workers say they are done. A worker runs a Python module
+that creates the distributed kvstore (``mx.kv.create('dist_sync')`` or a
+``gluon.Trainer(..., kvstore='dist_sync')``).
+
+Nothing here ever waits without a deadline. ps-lite has no failure detection by default:
+when one worker dies, the others wait in ``pull`` forever for its gradient. So the
+launcher polls every process; the first one that exits with an error, or the deadline,
+stops the whole process group and raises :class:`ClusterError` saying which process
+failed, after which step, its last log line, and what to do.
+
+>>> check_sizes(num_workers=0, num_servers=1)
+Traceback (most recent call last):
+...
+ValueError: num_workers must be a whole number >= 1 (the processes that compute gradients), got 0
+"""
+
+import ctypes
+import dataclasses
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Optional, Tuple
+
+HOST = "127.0.0.1"
+REPO_ROOT = Path(__file__).resolve().parents[3]
+SERVER_ARGV = ("-c", "import mxnet")      # importing mxnet with DMLC_ROLE set runs the loop
+_STEP = re.compile(r"^step (\d+)\b", re.MULTILINE)
+
+
+class ClusterError(RuntimeError):
+    """A cluster could not start, a process in it failed, or it ran past its deadline."""
+
+    def __init__(self, message, pids=()):
+        super().__init__(message)
+        self.pids = tuple(pids)    # the processes it had started (all stopped by now)
+
+
+@dataclasses.dataclass(frozen=True)
+class WorkerResult:
+    index: int                 # launch index (ps-lite may give it a different kvstore rank)
+    log: str                   # everything the worker printed
+    result: Optional[dict]     # what it wrote to ``worker{index}.json`` (None if nothing)
+
+
+@dataclasses.dataclass(frozen=True)
+class ClusterResult:
+    workers: Tuple[WorkerResult, ...]
+    run_dir: Path              # logs and results of every process
+    seconds: float             # from the first launch to the last worker's exit
+
+
+@dataclasses.dataclass
+class _Node:
+    role: str
+    index: int
+    popen: subprocess.Popen
+    log_path: Path
+
+    @property
+    def name(self):
+        return self.role if self.role == "scheduler" else f"{self.role} {self.index}"
+
+    def log(self):
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+
+def check_sizes(num_workers, num_servers):
+    for name, value, what in (("num_workers", num_workers, "the processes that compute gradients"),
+                              ("num_servers", num_servers, "the processes that hold the weights")):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} must be a whole number >= 1 ({what}), got {value!r}")
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def check_port(port):
+    """Raise ClusterError if the scheduler could not listen on ``port``."""
+    if not isinstance(port, int) or not 1024 <= port <= 65535:
+        raise ValueError(f"port must be a whole number from 1024 to 65535, got {port!r}; "
+                         f"or pass port=None to let the launcher pick a free one")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind((HOST, port))
+        except OSError as error:
+            raise ClusterError(
+                f"port {port} on {HOST} is already in use ({error.strerror}): another program, "
+                f"or a cluster from an earlier run, listens there. Pass port=None to let the "
+                f"launcher pick a free port.") from None
+
+
+def _die_with_parent():
+    """Runs in each child before exec: the kernel kills it if the launcher dies."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def _node_env(role, port, num_workers, num_servers, extra):
+    env = dict(os.environ)
+    env.update({"DMLC_ROLE": role, "DMLC_PS_ROOT_URI": HOST, "DMLC_PS_ROOT_PORT": str(port),
+                "DMLC_NUM_SERVER": str(num_servers), "DMLC_NUM_WORKER": str(num_workers),
+                "DMLC_NODE_HOST": HOST, "OMP_NUM_THREADS": "1",
+                "MXNET_CPU_WORKER_NTHREADS": "1", "PYTHONUNBUFFERED": "1"})
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
+    env.update(extra)
+    return env
+
+
+def _start(role, index, argv, env, run_dir, group):
+    log_path = run_dir / (f"{role}.log" if role == "scheduler" else f"{role}{index}.log")
+    with open(log_path, "wb") as log:
+        popen = subprocess.Popen([sys.executable, "-u", *argv], env=env, cwd=run_dir,
+                                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 process_group=group, preexec_fn=_die_with_parent)
+    return _Node(role, index, popen, log_path)
+
+
+def _stop(nodes, group, grace=2.0):
+    """SIGTERM the whole process group, then SIGKILL whatever is left; reap everyone."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if all(n.popen.poll() is not None for n in nodes):
+            break
+        try:
+            os.killpg(group, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        _wait_for_exit(nodes, grace)
+    for n in nodes:
+        try:
+            n.popen.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def _wait_for_exit(nodes, grace):
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and any(n.popen.poll() is None for n in nodes):
+        time.sleep(0.05)
+
+
+def _last_line(text):
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if "Error" in ln or "error" in ln]
+    return (errors or lines or ["(it printed nothing)"])[-1][:400]
+
+
+def _how_it_ended(code):
+    if code < 0:
+        try:
+            return f"was killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"
+
+
+def _failure_message(node, others, run_dir):
+    text = node.log()
+    steps = _STEP.findall(text)
+    when = f"after step {steps[-1]}" if steps else "before finishing its first step"
+    stopped = ", ".join(n.name for n in others) or "none"
+    return (f"{node.name} {_how_it_ended(node.popen.returncode)} {when}: {_last_line(text)}; "
+            f"the other processes ({stopped}) were stopped. Read {node.log_path} for its full "
+            f"log, fix the error it names, and run again (logs of every process are in {run_dir}).")
+
+
+def _timeout_message(nodes, timeout, run_dir):
+    waiting = []
+    for n in nodes:
+        if n.popen.poll() is None:
+            steps = _STEP.findall(n.log())
+            waiting.append(f"{n.name} ({'at step ' + steps[-1] if steps else 'no step done'})")
+    return (f"the cluster did not finish within timeout={timeout} s; still running: "
+            f"{', '.join(waiting)}. All its processes were stopped. A worker that waits forever "
+            f"usually means another process is stuck or the machine is busy: read the logs in "
+            f"{run_dir}, then pass a larger timeout or fewer steps.")
+
+
+def _read_result(run_dir, index):
+    path = run_dir / f"worker{index}.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def run_cluster(worker_argv, num_workers=2, num_servers=1, timeout=120.0, port=None,
+                run_dir=None, worker_env=None, poll=0.1):
+    """Start a scheduler, ``num_servers`` servers and ``num_workers`` workers; wait for them.
+
+    ``worker_argv``: what follows ``python -u`` for each worker, e.g.
+    ``["-m", "tutorial.parallel.ps.worker", "job.json"]``. Worker i gets
+    ``TUTORIAL_PS_WORKER_INDEX=i`` and ``TUTORIAL_PS_OUT_DIR=run_dir`` and may write
+    ``worker{i}.json`` there; lines it prints as ``step N ...`` tell error messages how far
+    it got. Returns a :class:`ClusterResult` when every worker exited with code 0; stops
+    every process and raises :class:`ClusterError` otherwise. Every process is stopped
+    before this returns, also on an exception or KeyboardInterrupt.
+    """
+    check_sizes(num_workers, num_servers)
+    if not timeout or timeout <= 0:
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    if port is None:
+        port = free_port()
+    else:
+        check_port(port)
+    run_dir = Path(run_dir or tempfile.mkdtemp(prefix="ps_cluster_"))
+    run_dir.mkdir(parents=True, exist_ok=True)
+    extra = dict(worker_env or {}, TUTORIAL_PS_OUT_DIR=str(run_dir))
+    nodes, group, start = [], 0, time.monotonic()
+    try:
+        plan = [("scheduler", 0, SERVER_ARGV, {})]
+        plan += [("server", i, SERVER_ARGV, {}) for i in range(num_servers)]
+        plan += [("worker", i, tuple(worker_argv), dict(extra, TUTORIAL_PS_WORKER_INDEX=str(i)))
+                 for i in range(num_workers)]
+        for role, index, argv, more in plan:
+            env = _node_env(role, port, num_workers, num_servers, more)
+            nodes.append(_start(role, index, argv, env, run_dir, group))
+            group = group or nodes[0].popen.pid     # everyone joins the scheduler's group
+        workers = [n for n in nodes if n.role == "worker"]
+        deadline = start + timeout
+        while True:
+            failed = [n for n in nodes if n.popen.poll() not in (None, 0)]
+            if failed:
+                first = failed[0]
+                _stop(nodes, group)
+                raise ClusterError(_failure_message(first, [n for n in nodes if n is not first],
+                                                    run_dir), [n.popen.pid for n in nodes])
+            if all(n.popen.poll() == 0 for n in workers):
+                break
+            if time.monotonic() > deadline:
+                message = _timeout_message(nodes, timeout, run_dir)   # before stopping
+                _stop(nodes, group)
+                raise ClusterError(message, [n.popen.pid for n in nodes])
+            time.sleep(poll)
+        seconds = time.monotonic() - start
+        _wait_for_exit(nodes, grace=10.0)   # servers and scheduler end by themselves
+        return ClusterResult(tuple(WorkerResult(n.index, n.log(), _read_result(run_dir, n.index))
+                                   for n in workers), run_dir, seconds)
+    finally:
+        if nodes:
+            _stop(nodes, group)

@@ -1,0 +1,90 @@
+"""The job each worker of the cluster runs: a small MLP on the 8x8 digits.
+
+Every worker draws the same sequence of global batches of ``W * b`` samples (same
+seed), and the worker with kvstore rank ``r`` trains on rows ``r*b : (r+1)*b``. Each
+calls ``trainer.step(W * b)``, the TOTAL batch: with ``dist_sync`` the server sums the W
+gradients and applies one SGD step scaled by ``1 / (W*b)``, which is exactly what one
+process does with the whole global batch. :func:`train` is that one process too
+(``kvstore=None, rank=0, num_workers=1`` with ``batch_per_worker = W*b``).
+
+>>> job = DigitsJob(steps=2, batch_per_worker=8, hidden=(16,))
+>>> out = train(job, kvstore=None, rank=0, num_workers=1, log=lambda line: None)
+>>> len(out["losses"]), [p.shape for p in out["params"]]
+(2, [(16, 64), (16,), (10, 16), (10,)])
+>>> DigitsJob.from_json(job.to_json()) == job
+True
+"""
+
+import dataclasses
+import json
+from typing import Optional, Tuple
+
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class DigitsJob:
+    steps: int = 20
+    batch_per_worker: int = 32          # b: samples per worker per step
+    learning_rate: float = 0.5
+    hidden: Tuple[int, ...] = (64,)
+    seed: int = 0                       # weights and batch order
+    crash_worker: Optional[int] = None  # launch index of a worker that fails on purpose
+    crash_after_step: int = 0           # ... right after finishing this step
+
+    def __post_init__(self):
+        object.__setattr__(self, "hidden", tuple(self.hidden))
+        for name in ("steps", "batch_per_worker"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"DigitsJob.{name} must be a whole number >= 1, got {value!r}")
+
+    def to_json(self):
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, text):
+        return cls(**json.loads(text))
+
+
+def global_batches(job, num_workers):
+    """The global batches ``(X, y)`` of ``num_workers * batch_per_worker`` samples."""
+    from tutorial.parallel.workload import digits_batches
+    return digits_batches(batch_size=num_workers * job.batch_per_worker, seed=job.seed)
+
+
+def train(job, kvstore, rank, num_workers, worker_index=None, log=print):
+    """Train ``job`` as worker ``rank`` of ``num_workers``; return losses and final weights.
+
+    ``kvstore``: a kvstore object or name for ``gluon.Trainer`` (``None`` for one
+    process). Prints ``step N loss L`` after every step (the launcher reads it).
+    """
+    import mxnet as mx
+    from mxnet import autograd, gluon
+
+    from tutorial.data import load_digits
+    from tutorial.parallel.workload import mlp
+
+    net = mlp(hidden=job.hidden, seed=job.seed)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": job.learning_rate},
+                            kvstore=kvstore)
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    b, total = job.batch_per_worker, num_workers * job.batch_per_worker
+    losses = []
+    for step, (X, y) in zip(range(1, job.steps + 1), global_batches(job, num_workers)):
+        Xr = mx.nd.array(X[rank * b:(rank + 1) * b])
+        yr = mx.nd.array(y[rank * b:(rank + 1) * b])
+        with autograd.record():
+            loss = loss_fn(net(Xr), yr)
+        loss.backward()
+        trainer.step(total)                 # the TOTAL batch over all workers
+        losses.append(float(loss.mean().asscalar()))
+        log(f"step {step} loss {losses[-1]:.4f}")
+        if worker_index is not None and worker_index == job.crash_worker \
+                and step == job.crash_after_step:
+            raise RuntimeError(f"deliberate crash of worker {worker_index} after step {step} "
+                               f"(DigitsJob.crash_worker={job.crash_worker})")
+    X, y = load_digits()
+    accuracy = float((net(mx.nd.array(X)).argmax(axis=1).asnumpy() == y).mean())
+    return {"rank": rank, "num_workers": num_workers, "losses": losses, "accuracy": accuracy,
+            "params": [p.data().asnumpy() for p in net.collect_params().values()]}
