@@ -1,0 +1,97 @@
+"""Time our allreduce against MXNet's kvstore and report it as nccl-tests does.
+
+Each method sums the same arrays (one per device); a timing is the median of
+``repeats`` runs after one warm-up, waiting for MXNet's asynchronous engine to finish.
+``fit_network`` finds the alpha, beta and gamma under which the cost model best
+explains the timings of our four algorithms (non-negative least squares).
+"""
+
+import time
+
+import mxnet as mx
+import numpy as np
+
+from tutorial.parallel import costmodel
+
+from .dispatch import allreduce
+
+OURS = ("ps", "tree", "butterfly", "ring")
+KVSTORES = ("device", "local")
+
+
+def make_arrays(devices, nbytes, seed=0):
+    """One float32 array of ``nbytes`` bytes (rounded down, at least 1 element) per device."""
+    length = max(1, int(nbytes) // 4)
+    rng = np.random.default_rng(seed)
+    return [mx.nd.array(rng.standard_normal(length).astype(np.float32), ctx=d)
+            for d in devices]
+
+
+def summer(method, arrays):
+    """A function of no arguments that sums ``arrays`` once with ``method``."""
+    if method in OURS:
+        return lambda: allreduce(arrays, method).arrays
+    if method in KVSTORES:
+        kv = mx.kv.create(method)
+        kv.init(0, mx.nd.zeros(arrays[0].shape))
+        outs = [mx.nd.zeros(a.shape, ctx=a.context) for a in arrays]
+        return lambda: kv.pushpull(0, arrays, out=outs)
+    raise ValueError(f"unknown method {method!r}: choose from {OURS + KVSTORES}")
+
+
+def median_seconds(fn, repeats):
+    """Median wall time of ``fn`` over ``repeats`` runs, after one warm-up run."""
+    fn()
+    mx.nd.waitall()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        mx.nd.waitall()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def measure(devices, sizes, methods=OURS + KVSTORES, repeats=5):
+    """Rows of {method, nbytes, seconds, algbw, busbw} for every method and size in bytes."""
+    rows = []
+    for nbytes in sizes:
+        arrays = make_arrays(devices, nbytes)
+        real = arrays[0].size * 4
+        for method in methods:
+            seconds = median_seconds(summer(method, arrays), repeats)
+            rows.append(dict(method=method, nbytes=real, seconds=seconds,
+                             algbw=costmodel.algbw(real, seconds),
+                             busbw=costmodel.busbw(real, seconds, len(devices))))
+    return rows
+
+
+def fit_network(rows, num_nodes):
+    """(alpha, beta, gamma) >= 0 that best fit our algorithms' timings (relative error)."""
+    from scipy.optimize import nnls
+
+    ours = [r for r in rows if r["method"] in OURS]
+    if not ours:
+        raise ValueError("fit_network needs timings of at least one of " + ", ".join(OURS))
+    terms = np.array([costmodel.cost_terms(r["method"], num_nodes, r["nbytes"])
+                      for r in ours], dtype=float)
+    seconds = np.array([r["seconds"] for r in ours])
+    weights = 1 / seconds                       # relative error: small sizes count too
+    scale = terms.max(axis=0)
+    scale[scale == 0] = 1
+    solution, _ = nnls(terms / scale * weights[:, None], seconds * weights)
+    return tuple(float(v) for v in solution / scale)
+
+
+def format_table(rows, num_nodes, network=None):
+    """The table nccl-tests would print, plus the model's prediction when ``network`` is given."""
+    head = f"{'bytes':>10} {'method':>9} {'time ms':>9} {'algbw GB/s':>10} {'busbw GB/s':>10}"
+    lines = [head + (f" {'model ms':>9}" if network else "")]
+    for r in rows:
+        line = (f"{r['nbytes']:>10} {r['method']:>9} {r['seconds'] * 1e3:>9.3f} "
+                f"{r['algbw'] / 1e9:>10.3f} {r['busbw'] / 1e9:>10.3f}")
+        if network and r["method"] in OURS:
+            model = costmodel.predict(r["method"], num_nodes, r["nbytes"], *network)
+            line += f" {model * 1e3:>9.3f}"
+        lines.append(line)
+    return "\n".join(lines)
