@@ -1,0 +1,106 @@
+"""The one bridge from a chain of transformations to MXNet's ``Optimizer`` API.
+
+Every named optimizer is a subclass that only says which chain it is (``chain()``) and
+checks its own hyperparameters; this class does what ``gluon.Trainer`` expects:
+``create_state(index, weight)`` and an in-place ``update(index, weight, grad, state)``
+that counts the update (``_update_count``: the first update of a parameter is t = 1,
+and an ``lr_scheduler`` first sees ``num_update = 1``), looks up ``_get_lr`` /
+``_get_wd`` (so ``lr_mult``, ``wd_mult`` and schedulers behave as in MXNet), and applies
+``rescale_grad`` before the chain. ``clip_gradient`` is a piece of the chain because
+algorithms disagree on whether weight decay is clipped too.
+
+One update of parameter ``i`` is::
+
+    t = number of updates of i so far, 1 at the first
+    u = rescale_grad * grad              # a private copy: pieces may change it in place
+    for piece in chain: u = piece(u)     # e.g. Clip, AddDecayedWeights, ScaleByLr, Trace
+    weight += u
+
+Updates run one parameter at a time (``aggregate_num = 0``).
+
+Asking for both ``learning_rate`` and ``lr_scheduler`` is an error here: MXNet would
+silently overwrite the scheduler's ``base_lr`` with ``learning_rate`` (which breaks
+warmup schedules).
+"""
+
+import mxnet as mx
+
+from tutorial.optim.transforms import Step
+
+
+def check_range(name, value, low=None, high=None, low_open=False, high_open=False):
+    """Raise ValueError, saying which range is allowed, unless ``low <= value <= high``.
+
+    >>> check_range("momentum", 0.9, 0.0, 1.0, high_open=True)
+    >>> check_range("momentum", 1.5, 0.0, 1.0, high_open=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: momentum=1.5 is out of range: use a number in [0.0, 1.0).
+    """
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if ok and low is not None:
+        ok = value > low if low_open else value >= low
+    if ok and high is not None:
+        ok = value < high if high_open else value <= high
+    if not ok:
+        interval = "%s%s, %s%s" % ("(" if low_open else "[", "-inf" if low is None else low,
+                                   "inf" if high is None else high, ")" if high_open else "]")
+        raise ValueError("%s=%r is out of range: use a number in %s." % (name, value, interval))
+
+
+class ChainOptimizer(mx.optimizer.Optimizer):
+    """Base class: an MXNet optimizer whose update is ``chain()`` applied to the gradient."""
+
+    default_learning_rate = 0.01
+
+    def __init__(self, learning_rate=None, lr_scheduler=None, wd=0.0, rescale_grad=1.0,
+                 clip_gradient=None, **kwargs):
+        if learning_rate is not None and lr_scheduler is not None:
+            raise ValueError(
+                "Pass either learning_rate or lr_scheduler, not both: MXNet would overwrite "
+                "the scheduler's base_lr with learning_rate and silently change its warmup. "
+                "Put the learning rate inside the schedule instead.")
+        if learning_rate is None and lr_scheduler is None:
+            learning_rate = self.default_learning_rate
+        if learning_rate is not None:
+            check_range("learning_rate", learning_rate, 0.0)
+        check_range("wd", wd, 0.0)
+        check_range("rescale_grad", rescale_grad, 0.0, low_open=True)
+        if clip_gradient is not None:
+            check_range("clip_gradient", clip_gradient, 0.0, low_open=True)
+        super().__init__(learning_rate=learning_rate, lr_scheduler=lr_scheduler, wd=wd,
+                         rescale_grad=rescale_grad, clip_gradient=clip_gradient, **kwargs)
+        self.aggregate_num = 0          # the Updater hands us one parameter at a time
+        self._previous_lr = {}          # index -> scheduler lr at its previous update
+
+    def chain(self):
+        """The transformations of this optimizer, in order (see transforms.py)."""
+        raise NotImplementedError
+
+    def create_state(self, index, weight):
+        return tuple(piece.init(weight) for piece in self.chain())
+
+    def _param_name(self, index):
+        if index in self.idx2name:
+            return self.idx2name[index]
+        if index in self.param_dict:
+            return self.param_dict[index].name
+        return str(index)
+
+    def _step(self, index, grad):
+        self._update_count(index)
+        base_lr = self.learning_rate
+        previous = self._previous_lr.get(index, base_lr)
+        self._previous_lr[index] = base_lr
+        return Step(lr=self._get_lr(index), wd=self._get_wd(index),
+                    t=self._index_update_count[index], clip_gradient=self.clip_gradient,
+                    rescale_grad=self.rescale_grad, raw_grad=grad,
+                    name=self._param_name(index),
+                    lr_ratio=base_lr / previous if previous else 1.0)
+
+    def update(self, index, weight, grad, state):
+        step = self._step(index, grad)
+        u = grad * self.rescale_grad
+        for piece, piece_state in zip(self.chain(), state):
+            u = piece.update(u, piece_state, weight, step)
+        weight += u

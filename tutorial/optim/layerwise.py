@@ -1,0 +1,78 @@
+"""Layer-wise adaptive optimizers for large batches: LARS (SGD-based) and LAMB (Adam-based).
+
+Conventions as in :mod:`tutorial.optim.sgd_family`: t counts from 1, g = rescale_grad·grad.
+The trust ratio is computed per parameter array (a "layer" is one weight or bias array).
+"""
+
+import mxnet as mx
+
+from tutorial.optim.adapter import ChainOptimizer, check_range
+from tutorial.optim.moments import ScaleByAdam
+from tutorial.optim.transforms import AddDecayedWeights, Clip, ScaleByLr, Trace
+from tutorial.optim.trust_ratio import LambTrustRatio, LarsTrustRatio
+
+
+@mx.optimizer.register
+class TutorialLARS(ChainOptimizer):
+    """LARS (You et al. 2017): SGD with momentum whose lr is scaled per layer::
+
+        trust = eta * ||w|| / (||g|| + wd * ||w|| + eps)   (1 if ||w|| or ||g|| is 0,
+                                                            1 for bias / gamma / beta)
+        m = momentum' * m - lr * trust * (clip(g) + wd * w)
+        w = w + m
+        momentum' = momentum * lr_t / lr_{t-1}  if momentum_correction, else momentum
+
+    ``||g||`` is the norm before clipping. Which arrays count as bias/gamma/beta is read
+    from ``param_idx2name`` when given, otherwise from the Gluon parameter's name (so
+    through ``gluon.Trainer`` they are excluded with no extra argument; MXNet's own LARS
+    excludes them only when given ``param_idx2name``). The momentum correction uses this
+    parameter's own previous lr; MXNet's applies it to the first aggregation chunk of each
+    step only (``MXNET_OPTIMIZER_AGGREGATION_SIZE``), a bug.
+    """
+
+    def __init__(self, momentum=0.0, eta=0.001, eps=0.0, momentum_correction=True, **kwargs):
+        check_range("momentum", momentum, 0.0, 1.0, high_open=True)
+        check_range("eta", eta, 0.0, low_open=True)
+        check_range("eps", eps, 0.0)
+        super().__init__(**kwargs)
+        self.momentum, self.eta, self.eps = momentum, eta, eps
+        self.momentum_correction = bool(momentum_correction)
+
+    def chain(self):
+        steps = (Clip(), AddDecayedWeights(), ScaleByLr(), LarsTrustRatio(self.eta, self.eps))
+        if self.momentum:
+            steps += (Trace(self.momentum, lr_corrected=self.momentum_correction),)
+        return steps
+
+
+@mx.optimizer.register
+class TutorialLAMB(ChainOptimizer):
+    """LAMB (You et al. 2019): Adam's direction plus decoupled decay, scaled per layer::
+
+        m = beta1 * m + (1 - beta1) * clip(g);   v = beta2 * v + (1 - beta2) * clip(g)²
+        m̂ = m / (1 - beta1^t);  v̂ = v / (1 - beta2^t)     (m̂ = m, v̂ = v without
+                                                             bias_correction)
+        u = m̂ / (sqrt(v̂) + epsilon) + wd * w
+        r1 = clip(||w||, lower_bound, upper_bound);  r2 = ||u||
+        w = w - lr * (r1 / r2) * u                        (ratio 1 if r1 or r2 is 0)
+    """
+    default_learning_rate = 0.001
+
+    def __init__(self, beta1=0.9, beta2=0.999, epsilon=1e-6, lower_bound=None,
+                 upper_bound=None, bias_correction=True, **kwargs):
+        check_range("beta1", beta1, 0.0, 1.0, high_open=True)
+        check_range("beta2", beta2, 0.0, 1.0, high_open=True)
+        check_range("epsilon", epsilon, 0.0)
+        for name, bound in (("lower_bound", lower_bound), ("upper_bound", upper_bound)):
+            if bound is not None:
+                check_range(name, bound, 0.0)
+        super().__init__(**kwargs)
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+        self.bias_correction = bool(bias_correction)
+
+    def chain(self):
+        correction = "moments" if self.bias_correction else "none"
+        return (Clip(), ScaleByAdam(self.beta1, self.beta2, self.epsilon, correction),
+                AddDecayedWeights(), LambTrustRatio(self.lower_bound, self.upper_bound),
+                ScaleByLr())

@@ -1,0 +1,215 @@
+"""Transformations that precondition by running moments of the gradient.
+
+Same protocol as :mod:`tutorial.optim.transforms` (``init``, ``update``). Each one
+divides the direction by some per-coordinate scale built from past gradients: the sum of
+squares (AdaGrad), a window of it (the deck's local AdaGrad), a leaky average (RMSProp),
+both moments (Adam and friends).
+
+>>> import mxnet as mx
+>>> from tutorial.optim.transforms import Step
+>>> t = ScaleBySumOfSquares(eps=0.0)
+>>> w = mx.nd.zeros(2); state = t.init(w)
+>>> u = t.update(mx.nd.array([3.0, -4.0]), state, w, Step(lr=1, wd=0, t=1))
+>>> u.asnumpy().tolist(), state[0].asnumpy().tolist()
+([1.0, -1.0], [9.0, 16.0])
+"""
+
+from typing import NamedTuple
+
+import mxnet as mx
+
+from tutorial.optim.transforms import _zeros
+
+
+class ScaleBySumOfSquares(NamedTuple):
+    """h <- h + u²; u <- u / sqrt(h + eps) (AdaGrad; eps is the deck's K)."""
+    eps: float
+
+    def init(self, weight):
+        return (_zeros(weight),)
+
+    def update(self, u, state, weight, step):
+        (history,) = state
+        history += mx.nd.square(u)
+        u /= mx.nd.sqrt(history + self.eps)
+        return u
+
+
+class ScaleByWindowSumOfSquares(NamedTuple):
+    """Local AdaGrad: h = sum of u² over the last ``window`` steps; u <- u / sqrt(h + eps).
+
+    Keeps the last ``window`` squared gradients in a ring (memory: window x the weight)
+    and a running sum: add the newest, subtract the one that falls out of the window.
+    While t <= window nothing falls out, so it equals AdaGrad exactly.
+    """
+    window: int
+    eps: float
+
+    def init(self, weight):
+        ring = mx.nd.zeros((self.window,) + weight.shape, weight.context, dtype=weight.dtype)
+        return (ring, _zeros(weight))
+
+    def update(self, u, state, weight, step):
+        ring, history = state
+        slot = ring[(step.t - 1) % self.window]      # a view: the oldest squared gradient
+        if step.t > self.window:
+            history -= slot
+        slot[:] = mx.nd.square(u)
+        history += slot
+        u /= mx.nd.sqrt(mx.nd.relu(history) + self.eps)   # relu: rounding never goes < 0
+        return u
+
+
+class ScaleByRms(NamedTuple):
+    """n <- decay·n + (1 - decay)·u²; u <- u / sqrt(n + eps) (RMSProp, eps inside)."""
+    decay: float
+    eps: float
+
+    def init(self, weight):
+        return (_zeros(weight),)
+
+    def update(self, u, state, weight, step):
+        (n,) = state
+        n *= self.decay
+        n += mx.nd.square(u) * (1.0 - self.decay)
+        u /= mx.nd.sqrt(n + self.eps)
+        return u
+
+
+class ScaleByCenteredRms(NamedTuple):
+    """Graves' RMSProp: n, ḡ leaky averages of u², u; u <- u / sqrt(n - ḡ² + eps)."""
+    decay: float
+    eps: float
+
+    def init(self, weight):
+        return (_zeros(weight), _zeros(weight))
+
+    def update(self, u, state, weight, step):
+        n, mean = state
+        n *= self.decay
+        n += mx.nd.square(u) * (1.0 - self.decay)
+        mean *= self.decay
+        mean += u * (1.0 - self.decay)
+        u /= mx.nd.sqrt(n - mx.nd.square(mean) + self.eps)
+        return u
+
+
+class ScaleByAdaDelta(NamedTuple):
+    """AdaDelta: a <- ρa + (1-ρ)u²; d = sqrt(b + eps)/sqrt(a + eps)·u; b <- ρb + (1-ρ)d²."""
+    rho: float
+    eps: float
+
+    def init(self, weight):
+        return (_zeros(weight), _zeros(weight))
+
+    def update(self, u, state, weight, step):
+        acc_grad, acc_delta = state
+        acc_grad *= self.rho
+        acc_grad += mx.nd.square(u) * (1.0 - self.rho)
+        u *= mx.nd.sqrt(acc_delta + self.eps) / mx.nd.sqrt(acc_grad + self.eps)
+        acc_delta *= self.rho
+        acc_delta += mx.nd.square(u) * (1.0 - self.rho)
+        return u
+
+
+class ScaleByAdam(NamedTuple):
+    """m, v leaky averages of u and u² (m <- β1·m + (1-β1)·u, v likewise with u²).
+
+    ``bias_correction``:
+      'step'    u = m / (sqrt(v) + eps) · sqrt(1 - β2^t) / (1 - β1^t)   (MXNet's Adam)
+      'moments' u = m̂ / (sqrt(v̂) + eps), m̂ = m / (1 - β1^t), v̂ = v / (1 - β2^t)  (LAMB)
+      'none'    u = m / (sqrt(v) + eps)
+    """
+    beta1: float
+    beta2: float
+    eps: float
+    bias_correction: str = "step"
+
+    def init(self, weight):
+        return (_zeros(weight), _zeros(weight))
+
+    def update(self, u, state, weight, step):
+        m, v = state
+        m *= self.beta1
+        m += u * (1.0 - self.beta1)
+        v *= self.beta2
+        v += mx.nd.square(u) * (1.0 - self.beta2)
+        c1, c2 = 1.0 - self.beta1 ** step.t, 1.0 - self.beta2 ** step.t
+        if self.bias_correction == "moments":
+            return (m / c1) / (mx.nd.sqrt(v / c2) + self.eps)
+        u = m / (mx.nd.sqrt(v) + self.eps)
+        if self.bias_correction == "step":
+            u *= c2 ** 0.5 / c1
+        return u
+
+
+class ScaleByAdamax(NamedTuple):
+    """m <- β1·m + (1-β1)·u; r <- max(β2·r, |u|); u <- m / r / (1 - β1^t)."""
+    beta1: float
+    beta2: float
+
+    def init(self, weight):
+        return (_zeros(weight), _zeros(weight))
+
+    def update(self, u, state, weight, step):
+        m, r = state
+        m *= self.beta1
+        m += u * (1.0 - self.beta1)
+        r[:] = mx.nd.maximum(r * self.beta2, mx.nd.abs(u))
+        return m / r / (1.0 - self.beta1 ** step.t)
+
+
+class ScaleByNadam(NamedTuple):
+    """Dozat's Nadam with the warming momentum schedule μ_t = β1(1 - ½·0.96^(t·decay)).
+
+    Per parameter (MXNet keeps one product for all parameters: see ``nadam``):
+      P_t = μ_1···μ_t;  m <- β1·m + (1-β1)·u;  v <- β2·v + (1-β2)·u²
+      m̄ = (1 - μ_t)·u / (1 - P_t) + μ_{t+1}·m / (1 - P_t·μ_{t+1})
+      u <- m̄ / (sqrt(v / (1 - β2^t)) + eps)
+    State is a list [m, v, P] so the running product P travels with the parameter.
+    """
+    beta1: float
+    beta2: float
+    eps: float
+    schedule_decay: float
+
+    def init(self, weight):
+        return [_zeros(weight), _zeros(weight), 1.0]
+
+    def _momentum(self, t):
+        return self.beta1 * (1.0 - 0.5 * 0.96 ** (t * self.schedule_decay))
+
+    def update(self, u, state, weight, step):
+        m, v, product = state
+        mu_t, mu_next = self._momentum(step.t), self._momentum(step.t + 1)
+        product *= mu_t
+        state[2] = product
+        m *= self.beta1
+        m += u * (1.0 - self.beta1)
+        v *= self.beta2
+        v += mx.nd.square(u) * (1.0 - self.beta2)
+        m_bar = u * ((1.0 - mu_t) / (1.0 - product)) + m * (mu_next / (1.0 - product * mu_next))
+        return m_bar / (mx.nd.sqrt(v / (1.0 - self.beta2 ** step.t)) + self.eps)
+
+
+class FtrlProximal(NamedTuple):
+    """FTRL-Proximal (McMahan et al.): returns the step from w to its closed-form new value.
+
+      z <- z + u - (sqrt(n + u²) - sqrt(n))·w / lr;   n <- n + u²
+      w_new = (sign(z)·λ1 - z) / ((β + sqrt(n)) / lr + wd)  where |z| > λ1, else 0
+    """
+    lamda1: float
+    beta: float
+
+    def init(self, weight):
+        return (_zeros(weight), _zeros(weight))
+
+    def update(self, u, state, weight, step):
+        z, n = state
+        square = mx.nd.square(u)
+        z += u - (mx.nd.sqrt(n + square) - mx.nd.sqrt(n)) * weight / step.lr
+        n += square
+        new = ((mx.nd.sign(z) * self.lamda1 - z)
+               / ((mx.nd.sqrt(n) + self.beta) / step.lr + step.wd)
+               * (mx.nd.abs(z) > self.lamda1))
+        return new - weight

@@ -1,0 +1,170 @@
+"""The small pieces every optimizer here is built from (after optax's transformations).
+
+A transformation is a tiny immutable object with two methods:
+
+- ``init(weight) -> state``: the buffers it keeps for one parameter (a tuple, maybe empty);
+- ``update(u, state, weight, step) -> u``: turn the incoming update direction ``u`` into
+  the next one, updating ``state`` in place.
+
+An optimizer is a chain of them; :mod:`tutorial.optim.adapter` starts the chain with
+``u = rescale_grad * grad`` (a private copy, so a transformation may change ``u`` in
+place) and ends it with ``weight += u``. ``step`` is a :class:`Step`: the hyperparameters
+MXNet hands out for this parameter at this update (lr, wd, counter t starting at 1, ...).
+
+Everything is NDArray arithmetic, so it runs on whatever context the weight lives on.
+
+>>> import mxnet as mx
+>>> w, g = mx.nd.array([1.0, -2.0]), mx.nd.array([4.0, -0.5])
+>>> step = Step(lr=0.1, wd=0.0, t=1, clip_gradient=1.0)
+>>> u = Clip().update(g.copy(), (), w, step)
+>>> ScaleByLr().update(u, (), w, step).asnumpy().tolist()
+[-0.10000000149011612, 0.05000000074505806]
+"""
+
+from typing import NamedTuple, Optional
+
+import mxnet as mx
+
+
+class Step(NamedTuple):
+    """What one update of one parameter knows besides the gradient."""
+    lr: float                      # learning rate for this parameter (scheduler x lr_mult)
+    wd: float                      # weight decay for this parameter (wd x wd_mult)
+    t: int                         # how many times this parameter was updated, 1 at the first
+    clip_gradient: Optional[float] = None   # bound for element-wise clipping, None = off
+    rescale_grad: float = 1.0      # factor already applied to u (LARS needs it for norms)
+    raw_grad: object = None        # the gradient as the Trainer handed it in, untouched
+    name: str = ""                 # parameter name when known (LARS skips bias/gamma/beta)
+    lr_ratio: float = 1.0          # scheduler lr now / at this parameter's previous update
+
+
+def _zeros(weight):
+    return mx.nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
+
+
+class Clip(NamedTuple):
+    """u <- clip(u, -c, c) with c = step.clip_gradient (no-op when it is None or 0)."""
+    def init(self, weight):
+        return ()
+
+    def update(self, u, state, weight, step):
+        c = step.clip_gradient
+        return mx.nd.clip(u, -c, c, out=u) if c else u
+
+
+class AddDecayedWeights(NamedTuple):
+    """u <- u + wd * w: L2 weight decay, the gradient of (wd/2)·||w||²."""
+    def init(self, weight):
+        return ()
+
+    def update(self, u, state, weight, step):
+        if step.wd:
+            u += weight * step.wd
+        return u
+
+
+class AddDecoupledDecay(NamedTuple):
+    """u <- u - lr * rate * w, after the learning rate is applied (Signum's ``wd_lh``)."""
+    rate: float
+
+    def init(self, weight):
+        return ()
+
+    def update(self, u, state, weight, step):
+        if self.rate:
+            u -= weight * (step.lr * self.rate)
+        return u
+
+
+class ScaleByLr(NamedTuple):
+    """u <- -factor * lr * u: from a direction to a step (the sign makes it descent)."""
+    factor: float = 1.0
+
+    def init(self, weight):
+        return ()
+
+    def update(self, u, state, weight, step):
+        u *= -step.lr * self.factor
+        return u
+
+
+class Trace(NamedTuple):
+    """m <- decay·m + u; returns m itself (heavy-ball momentum, put it last in a chain).
+
+    With ``lr_corrected`` the decay is multiplied by ``step.lr_ratio`` (Goyal et al.'s
+    momentum correction, so a changed lr does not resurface through old momentum).
+    """
+    decay: float
+    lr_corrected: bool = False
+
+    def init(self, weight):
+        return (_zeros(weight),)
+
+    def update(self, u, state, weight, step):
+        (m,) = state
+        m *= self.decay * (step.lr_ratio if self.lr_corrected else 1.0)
+        m += u
+        return m
+
+
+class Nesterov(NamedTuple):
+    """m <- decay·m + u; u <- u + decay·m (Nesterov momentum in look-ahead form)."""
+    decay: float
+
+    def init(self, weight):
+        return (_zeros(weight),)
+
+    def update(self, u, state, weight, step):
+        (m,) = state
+        m *= self.decay
+        m += u
+        u += m * self.decay
+        return u
+
+
+class Ema(NamedTuple):
+    """m <- decay·m + (1 - decay)·u; returns m itself (put only read-only pieces after it)."""
+    decay: float
+
+    def init(self, weight):
+        return (_zeros(weight),)
+
+    def update(self, u, state, weight, step):
+        (m,) = state
+        m *= self.decay
+        m += u * (1.0 - self.decay)
+        return m
+
+
+class Sign(NamedTuple):
+    """u <- sign(u) (a new array: safe after :class:`Ema`)."""
+    def init(self, weight):
+        return ()
+
+    def update(self, u, state, weight, step):
+        return mx.nd.sign(u)
+
+
+class AddNoise(NamedTuple):
+    """u <- u + N(0, lr) drawn with MXNet's seeded generator (Langevin dynamics)."""
+    def init(self, weight):
+        return ()
+
+    def update(self, u, state, weight, step):
+        u += mx.nd.random.normal(0, step.lr ** 0.5, shape=weight.shape,
+                                 dtype=weight.dtype, ctx=weight.context)
+        return u
+
+
+class DelayCompensation(NamedTuple):
+    """u <- u + lamda·u⊙u⊙(w - w_prev); w_prev <- w (DC-ASGD's Taylor correction)."""
+    lamda: float
+
+    def init(self, weight):
+        return (weight.copy(),)
+
+    def update(self, u, state, weight, step):
+        (previous,) = state
+        u += u * u * (weight - previous) * self.lamda
+        previous[:] = weight
+        return u

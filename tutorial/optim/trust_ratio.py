@@ -1,0 +1,73 @@
+"""Layer-wise trust ratios: scale a whole layer's step by a ratio of norms (LARS, LAMB).
+
+The deck's large-batch slide: λ_l = ||w_l|| / (||g_l|| + β||w_l||). Both transforms keep
+the norms on the device (no ``asnumpy`` per layer), so they cost two reductions.
+
+>>> import mxnet as mx
+>>> from tutorial.optim.transforms import Step
+>>> w = mx.nd.array([3.0, 4.0])                      # ||w|| = 5
+>>> g = mx.nd.array([0.0, 1.0])                      # ||g|| = 1
+>>> step = Step(lr=1, wd=0.0, t=1, raw_grad=g, name="dense0_weight")
+>>> LarsTrustRatio(eta=0.1, eps=0.0).update(g.copy(), (), w, step).asnumpy().tolist()
+[0.0, 0.5]
+"""
+
+from typing import NamedTuple, Optional
+
+import mxnet as mx
+
+NOT_SCALED_SUFFIXES = ("bias", "gamma", "beta")
+
+
+def _norm(array):
+    return mx.nd.norm(array.astype("float32")).reshape((1,))
+
+
+def _scale(u, ratio):
+    return mx.nd.broadcast_mul(u, ratio.reshape((1,) * u.ndim).astype(u.dtype))
+
+
+def _ratio_or_one(numerator, denominator, w_norm, other_norm):
+    """numerator / denominator where both norms are > 0, else 1 (as MXNet does)."""
+    ok = (w_norm > 0) * (other_norm > 0)
+    return mx.nd.where(ok, numerator / mx.nd.where(ok, denominator, mx.nd.ones_like(ok)),
+                       mx.nd.ones_like(ok))
+
+
+class LarsTrustRatio(NamedTuple):
+    """u <- u · eta·||w|| / (||g||·rescale_grad + wd·||w|| + eps), g the raw gradient.
+
+    Layers whose name ends in bias, gamma or beta keep ratio 1 (You et al. exclude them).
+    """
+    eta: float
+    eps: float
+
+    def init(self, weight):
+        return ()
+
+    def update(self, u, state, weight, step):
+        if step.name.endswith(NOT_SCALED_SUFFIXES):
+            return u
+        w_norm = _norm(weight)
+        g_norm = _norm(step.raw_grad) * step.rescale_grad
+        ratio = _ratio_or_one(w_norm * self.eta, g_norm + w_norm * step.wd + self.eps,
+                              w_norm, g_norm)
+        return _scale(u, ratio)
+
+
+class LambTrustRatio(NamedTuple):
+    """u <- u · r1 / r2 with r1 = clip(||w||, lower, upper), r2 = ||u|| (1 when either is 0)."""
+    lower_bound: Optional[float] = None
+    upper_bound: Optional[float] = None
+
+    def init(self, weight):
+        return ()
+
+    def update(self, u, state, weight, step):
+        r1 = _norm(weight)
+        if self.lower_bound:
+            r1 = mx.nd.maximum(r1, self.lower_bound)
+        if self.upper_bound:
+            r1 = mx.nd.minimum(r1, self.upper_bound)
+        r2 = _norm(u)
+        return _scale(u, _ratio_or_one(r1, r2, r1, r2))
