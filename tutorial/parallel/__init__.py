@@ -9,6 +9,8 @@ One idea per file:
 - ``reports``      what one training step reports (loss, accuracy, compute/aggregation time)
 - ``live``         the training loop the dashboard draws (a generator of step reports)
 - ``step_time``    time per sample against per-device batch, and a compute/communication model
+- ``workload``     the digits MLP the data-parallel notebook, dashboard and tests train
+- ``equivalence``  K devices x b samples against 1 device x K*b samples, measured
 - ``collectives``  parameter server, tree, butterfly and ring allreduce
 - ``costmodel``    the alpha-beta cost of each collective
 """
