@@ -9,8 +9,8 @@ Each schedule is a small frozen object (picklable, so an optimizer holding one c
 sent to a kvstore); calling it twice with the same step gives the same value.
 
 >>> s = warmup(cosine(0.4, total_steps=100), warmup_steps=10)
->>> [round(s(t), 4) for t in (0, 9, 10, 109)]
-[0.04, 0.4, 0.4, 0.0001]
+>>> [round(s(t), 4) for t in (0, 9, 10, 109)]      # first, end of warmup, next, last
+[0.04, 0.4, 0.3999, 0.0]
 >>> round(polynomial(alpha=1.0, beta=4.0)(0), 3)     # alpha / sqrt(beta + t)
 0.5
 """
@@ -77,8 +77,8 @@ class Warmup:
     start_lr: float
 
     def __call__(self, step):
-        if step >= self.warmup_steps:
-            return self.schedule(step - self.warmup_steps)
+        if step >= self.warmup_steps - 1:
+            return self.schedule(step - (self.warmup_steps - 1))
         peak = self.schedule(0)
         return self.start_lr + (peak - self.start_lr) * (step + 1) / self.warmup_steps
 
@@ -122,10 +122,8 @@ def exponential(lr0, decay):
 
 
 def cosine(lr0, total_steps, final_lr=0.0):
-    """Half a cosine from lr0 at step 0 to final_lr at step total_steps (and after).
-
-    The last step of a run of ``total_steps`` updates is ``total_steps - 1``: its lr is
-    just above final_lr, so no update is wasted with lr = 0.
+    """Half a cosine from lr0 at step 0 down to final_lr at step total_steps (and after):
+    lr(t) = final_lr + (lr0 - final_lr)·(1 + cos(π·min(t, total_steps)/total_steps))/2.
     """
     check_range("lr0", lr0, 0.0)
     check_range("final_lr", final_lr, 0.0)
@@ -135,12 +133,14 @@ def cosine(lr0, total_steps, final_lr=0.0):
 
 
 def warmup(schedule, warmup_steps, start_lr=0.0):
-    """Linear warmup from start_lr to schedule(0), then ``schedule`` restarted at 0.
+    """Linear warmup from start_lr up to schedule(0), then ``schedule`` carries on.
 
-    Step t < warmup_steps gets start_lr + (schedule(0) - start_lr)·(t + 1)/warmup_steps:
-    the first update already moves one step up the ramp (never lr = start_lr = 0), the
-    last warmup step (t = warmup_steps - 1) reaches schedule(0), and step warmup_steps
-    is schedule(0) again.
+    With n = warmup_steps, step t < n gets start_lr + (schedule(0) - start_lr)·(t + 1)/n:
+    the first update (t = 0) already moves one n-th up the ramp, so no update is wasted
+    at lr = start_lr (even when start_lr = 0); the last warmup step t = n - 1 reaches
+    schedule(0), and step t >= n - 1 gets schedule(t - n + 1). Through
+    :func:`as_lr_scheduler` this is exactly MXNet's ``warmup_steps``/``warmup_begin_lr``
+    of its Cosine and Poly schedulers (tests/test_schedules.py).
     """
     if not callable(schedule):
         raise TypeError("warmup needs a schedule (a function step -> lr), got %r." % (schedule,))
