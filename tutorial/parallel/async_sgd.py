@@ -1,0 +1,217 @@
+"""Asynchronous SGD, simulated exactly: W workers of given speeds and one parameter server.
+
+Synchronous SGD waits, every step, for the slowest worker. Asynchronous SGD does not:
+
+    a worker pulls the weights w at server version v, spends its compute time on a
+    minibatch gradient g(w_v), and pushes it; the server applies it AT ONCE
+        w <- w - lr(tau) * g(w_v),   tau = (server version now) - v,
+    and the worker pulls again. tau, the staleness, counts the updates OTHER workers
+    applied while this gradient was being computed (0: it is fresh).
+
+Time is simulated (an event queue, ties broken by worker index), never measured, so a
+run is a pure function of its arguments and seed. Modes:
+
+- ``mode="sync"``: each round every worker computes on the same w; the server applies
+  the mean of the W gradients; the round lasts as long as the slowest worker.
+- ``mode="async"``: Downpour SGD with one server shard (Dean et al., 2012); with
+  ``local_steps=k`` a replica takes k SGD steps on its own copy and pushes the sum of
+  its k gradients (Downpour's n_push = n_fetch = k). On a sparse problem, where each
+  gradient touches a few coordinates, this is Hogwild (Niu et al., 2011): shared memory,
+  componentwise adds, no locks. ``conflicts`` reports, per update, the fraction of the
+  coordinates it writes that another update wrote since they were read.
+- ``lr_rule="staleness"``: Zhang et al. (2016) divide the learning rate by the staleness,
+  ``lr / max(1, tau)``.
+
+>>> p = least_squares([[1.0]], [0.0], w0=[1.0])          # f(w) = w**2 / 2, gradient w
+>>> t = simulate(p, durations=[1, 2], lr=0.5, updates=4)
+>>> t.time.tolist(), t.worker.tolist(), t.staleness.tolist()
+([1.0, 2.0, 2.0, 3.0], [0, 0, 1, 0], [0, 0, 2, 1])
+>>> t.weights[:, 0].tolist()
+[0.5, 0.25, -0.25, -0.375]
+"""
+
+import dataclasses
+import heapq
+
+import numpy as np
+
+MODES, LR_RULES = ("sync", "async"), ("constant", "staleness")
+
+
+def staleness_aware_lr(lr, staleness):
+    """Zhang et al.: a gradient ``staleness`` updates old gets ``lr / staleness`` (fresh: lr).
+
+    >>> staleness_aware_lr(0.1, 0), staleness_aware_lr(0.1, 1), staleness_aware_lr(0.1, 10)
+    (0.1, 0.1, 0.01)
+    """
+    return lr / max(1, staleness)
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """Least squares ``f(w) = mean((X w - y)**2) / 2`` and its minibatch gradients."""
+    X: np.ndarray          # (n, d); rows with few non-zeros make a sparse problem
+    y: np.ndarray          # (n,)
+    w0: np.ndarray         # (d,) start
+
+    def loss(self, w):
+        r = self.X @ w - self.y
+        return 0.5 * float(r @ r) / len(self.y)
+
+    def losses(self, weights, chunk=512):
+        """``loss`` of each row of ``weights`` (updates, d), vectorised."""
+        out = [0.5 * np.mean((weights[i:i + chunk] @ self.X.T - self.y) ** 2, axis=1)
+               for i in range(0, len(weights), chunk)]
+        return np.concatenate(out) if out else np.zeros(0)
+
+    def grad(self, w, rows):
+        Xb = self.X[rows]
+        return Xb.T @ (Xb @ w - self.y[rows]) / len(rows)
+
+    def support(self, rows):
+        """The coordinates a gradient on ``rows`` can change."""
+        return np.flatnonzero(np.any(self.X[rows] != 0, axis=0))
+
+
+def least_squares(X, y, w0=None):
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    w0 = np.zeros(X.shape[1]) if w0 is None else np.asarray(w0, dtype=np.float64)
+    return Problem(X, y, w0)
+
+
+def sparse_least_squares(n, d, nonzeros_per_row, noise=0.01, seed=0):
+    """Rows with ``nonzeros_per_row`` non-negative features set, as word counts or pixels.
+
+    ``nonzeros_per_row = d`` gives a dense problem: then all rows point roughly the same
+    way (non-negative features), so updates from different workers interfere.
+    """
+    if not 1 <= nonzeros_per_row <= d:
+        raise ValueError(f"nonzeros_per_row must be from 1 to d={d}, got {nonzeros_per_row}")
+    rng = np.random.default_rng(seed)
+    X = np.zeros((n, d))
+    for i in range(n):
+        cols = rng.choice(d, size=nonzeros_per_row, replace=False)
+        X[i, cols] = np.abs(rng.normal(size=nonzeros_per_row)) / np.sqrt(nonzeros_per_row)
+    w_true = rng.normal(size=d)
+    return least_squares(X, X @ w_true + noise * rng.normal(size=n))
+
+
+def batch_rows(n, batch_size, seed):
+    """Endless minibatches of row indices: each epoch a fresh permutation of n rows."""
+    rng = np.random.default_rng(seed)
+    while True:
+        order = rng.permutation(n)
+        for start in range(0, n - batch_size + 1, batch_size):
+            yield order[start:start + batch_size]
+
+
+@dataclasses.dataclass(frozen=True)
+class Trace:
+    """One row per server update (numpy arrays of equal length)."""
+    mode: str
+    time: np.ndarray        # simulated time at which the update was applied
+    worker: np.ndarray      # who pushed it (-1: a synchronous round of all workers)
+    staleness: np.ndarray   # updates applied by others between its pull and its push
+    lr: np.ndarray          # learning rate it was applied with
+    loss: np.ndarray        # full-data loss after the update
+    conflicts: np.ndarray   # fraction of the coordinates it wrote that changed since read
+    weights: np.ndarray     # (updates, d) weights after each update
+    gradients: int          # minibatch gradients computed in all (work done)
+    diverged: bool          # stopped early: the loss blew up
+
+    def time_to_loss(self, target):
+        """Simulated time of the first update reaching ``loss <= target`` (inf: never)."""
+        hit = np.flatnonzero(self.loss <= target)
+        return float(self.time[hit[0]]) if len(hit) else float("inf")
+
+
+def _check(durations, lr, updates, mode, lr_rule, batch_size, local_steps):
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if lr_rule not in LR_RULES:
+        raise ValueError(f"lr_rule must be one of {LR_RULES}, got {lr_rule!r}")
+    if len(durations) < 1 or min(durations) <= 0:
+        raise ValueError(f"durations: one positive compute time per worker, got {durations!r}")
+    for name, value in (("updates", updates), ("batch_size", batch_size),
+                        ("local_steps", local_steps)):
+        if not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+    if not lr > 0:
+        raise ValueError(f"lr must be positive, got {lr!r}")
+
+
+def simulate(problem, durations, lr, updates, mode="async", lr_rule="constant", batch_size=1,
+             jitter=0.0, comm_time=0.0, local_steps=1, seed=0, blowup=1e4):
+    """Run ``updates`` server updates; return a :class:`Trace`.
+
+    ``durations[k]``: worker k's time per gradient; each is multiplied by a seeded
+    lognormal factor ``exp(jitter * N(0, 1))`` (``jitter=0``: exactly). ``comm_time``: the
+    push and pull of one update (per round in sync mode). Minibatches are drawn in the
+    order computations start (in sync mode: worker 0 to W-1 within a round). A run that
+    drives a weight above ``blowup`` in absolute value stops early (``diverged``).
+    """
+    _check(durations, lr, updates, mode, lr_rule, batch_size, local_steps)
+    timing = np.random.default_rng([seed, 1])
+    batches = batch_rows(len(problem.y), batch_size, seed)
+    W, d = len(durations), len(problem.w0)
+    w = problem.w0.copy()
+    rows = {"time": [], "worker": [], "staleness": [], "lr": [], "conflicts": [], "weights": []}
+
+    def cost(k):
+        return durations[k] * float(np.exp(jitter * timing.standard_normal()))
+
+    def record(t, k, tau, rate, conflict):
+        for key, value in zip(rows, (t, k, tau, rate, conflict, w.copy())):
+            rows[key].append(value)
+        return not np.all(np.abs(w) <= blowup)        # also catches inf and nan
+
+    gradients, diverged = 0, False
+    if mode == "sync":
+        t = 0.0
+        for _ in range(updates):
+            spent = [cost(k) for k in range(W)]
+            grads = [problem.grad(w, next(batches)) for _ in range(W)]
+            gradients += W
+            w = w - lr * np.mean(grads, axis=0)
+            t += max(spent) + comm_time
+            if record(t, -1, 0, lr, 0.0):
+                diverged = True
+                break
+    else:
+        version, last_write = 0, np.full(d, -1)
+        pending, queue = {}, []
+
+        def start(k, t):          # worker k pulls w and computes local_steps gradients
+            nonlocal gradients
+            local, total, touched, spent = w.copy(), np.zeros(d), [], 0.0
+            for _ in range(local_steps):
+                picked = next(batches)
+                g = problem.grad(local, picked)
+                local -= lr * g
+                total += g
+                touched.append(problem.support(picked))
+                spent += cost(k)
+            gradients += local_steps
+            pending[k] = (version, total, np.unique(np.concatenate(touched)))
+            heapq.heappush(queue, (t + spent + comm_time, k))
+
+        for k in range(W):
+            start(k, 0.0)
+        for _ in range(updates):
+            t, k = heapq.heappop(queue)
+            read, g, support = pending.pop(k)
+            tau = version - read
+            rate = staleness_aware_lr(lr, tau) if lr_rule == "staleness" else lr
+            w = w - rate * g
+            conflict = float(np.mean(last_write[support] >= read)) if len(support) else 0.0
+            last_write[support] = version
+            version += 1
+            if record(t, k, tau, rate, conflict):
+                diverged = True
+                break
+            start(k, t)
+    arrays = {key: np.array(value) for key, value in rows.items()}
+    arrays["weights"] = arrays["weights"].reshape(-1, d)
+    with np.errstate(over="ignore", invalid="ignore"):
+        loss = problem.losses(arrays["weights"])
+    return Trace(mode, loss=loss, gradients=gradients, diverged=diverged, **arrays)
