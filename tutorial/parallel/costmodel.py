@@ -121,6 +121,14 @@ def schedule_time(schedule, alpha, beta, gamma=0.0, slow_node=None, slowdown=1.0
     return sum(step_times(schedule, alpha, beta, gamma, slow_node, slowdown))
 
 
+def serial_terms(schedule):
+    """(A, B, C) if every transfer ran one after another, as on one machine whose
+    "devices" share the same cores and memory: messages, bytes moved, bytes added."""
+    transfers = [t for step in schedule.steps for t in step.transfers]
+    return (len(transfers), sum(t.nbytes for t in transfers),
+            sum(t.nbytes for t in transfers if t.op == "add"))
+
+
 def algbw(nbytes, seconds):
     """Algorithm bandwidth, bytes per second: the size of one node's array over the time."""
     return nbytes / seconds

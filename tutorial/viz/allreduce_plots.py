@@ -53,9 +53,11 @@ def plot_model(alpha, beta, gamma=0.0, node_counts=range(2, 17), sizes=None, nby
     return fig
 
 
-def plot_measured(rows, num_nodes, network=None):
-    """Measured busbw against size for every method; dashed: the fitted model for ours."""
+def plot_measured(rows, num_nodes, network=None, model="parallel"):
+    """Measured busbw against size for every method; dashed: the fitted ``model`` for ours."""
     import matplotlib.pyplot as plt
+
+    from tutorial.parallel.collectives.measure import model_seconds
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for method in dict.fromkeys(r["method"] for r in rows):
@@ -66,11 +68,11 @@ def plot_measured(rows, num_nodes, network=None):
         ax.loglog(sizes, [r["busbw"] / 1e9 for r in mine], color=colour, marker=marker,
                   label=label)
         if network is not None and method in costmodel.ALGORITHMS:
-            model = [costmodel.busbw(s, costmodel.predict(method, num_nodes, s, *network),
-                                     num_nodes) / 1e9 for s in sizes]
-            ax.loglog(sizes, model, color=colour, ls="--", lw=1)
+            fitted = [costmodel.busbw(s, model_seconds(method, num_nodes, s, network, model),
+                                      num_nodes) / 1e9 for s in sizes]
+            ax.loglog(sizes, fitted, color=colour, ls="--", lw=1)
     ax.set(xlabel="bytes per device", ylabel="busbw (GB/s)",
-           title=f"{num_nodes} devices: measured (solid), fitted model (dashed)")
+           title=f"{num_nodes} devices: measured (solid), fitted '{model}' model (dashed)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()

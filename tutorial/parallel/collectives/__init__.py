@@ -13,4 +13,4 @@ One idea per file:
 
 from .dispatch import ALGORITHMS, AllreduceResult, allreduce, schedule
 from .schedule import Schedule, Step, Transfer, bytes_received, bytes_sent, chunk_bounds
-from .replay import contributions, values
+from .replay import contributions, problems, values

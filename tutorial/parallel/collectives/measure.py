@@ -2,8 +2,11 @@
 
 Each method sums the same arrays (one per device); a timing is the median of
 ``repeats`` runs after one warm-up, waiting for MXNet's asynchronous engine to finish.
-``fit_network`` finds the alpha, beta and gamma under which the cost model best
-explains the timings of our four algorithms (non-negative least squares).
+``fit_network`` finds the alpha, beta and gamma under which a cost model best explains
+the timings of our four algorithms (non-negative least squares on relative error), for
+two models: 'parallel' (the alpha-beta model: nodes work at the same time, the busiest
+one sets the pace) and 'shared' (every transfer one after another, as when all the
+"devices" are contexts on one machine's cores).
 """
 
 import time
@@ -13,7 +16,7 @@ import numpy as np
 
 from tutorial.parallel import costmodel
 
-from .dispatch import allreduce
+from .dispatch import allreduce, schedule
 
 OURS = ("ps", "tree", "butterfly", "ring")
 KVSTORES = ("device", "local")
@@ -66,14 +69,28 @@ def measure(devices, sizes, methods=OURS + KVSTORES, repeats=5):
     return rows
 
 
-def fit_network(rows, num_nodes):
+def model_terms(method, num_nodes, nbytes, model="parallel"):
+    """(A, B, C) of ``method`` under ``model``: seconds = A alpha + B beta + C gamma."""
+    if model == "parallel":
+        return costmodel.cost_terms(method, num_nodes, nbytes)
+    if model == "shared":
+        return costmodel.serial_terms(schedule(method, num_nodes, max(1, int(nbytes) // 4)))
+    raise ValueError(f"unknown model {model!r}: choose 'parallel' or 'shared'")
+
+
+def model_seconds(method, num_nodes, nbytes, network, model="parallel"):
+    """The time ``model`` predicts with ``network`` = (alpha, beta, gamma)."""
+    return float(np.dot(model_terms(method, num_nodes, nbytes, model), network))
+
+
+def fit_network(rows, num_nodes, model="parallel"):
     """(alpha, beta, gamma) >= 0 that best fit our algorithms' timings (relative error)."""
     from scipy.optimize import nnls
 
     ours = [r for r in rows if r["method"] in OURS]
     if not ours:
         raise ValueError("fit_network needs timings of at least one of " + ", ".join(OURS))
-    terms = np.array([costmodel.cost_terms(r["method"], num_nodes, r["nbytes"])
+    terms = np.array([model_terms(r["method"], num_nodes, r["nbytes"], model)
                       for r in ours], dtype=float)
     seconds = np.array([r["seconds"] for r in ours])
     weights = 1 / seconds                       # relative error: small sizes count too
@@ -83,7 +100,14 @@ def fit_network(rows, num_nodes):
     return tuple(float(v) for v in solution / scale)
 
 
-def format_table(rows, num_nodes, network=None):
+def median_relative_error(rows, num_nodes, network, model="parallel"):
+    """Median of |model - measured| / measured over our algorithms' rows."""
+    errors = [abs(model_seconds(r["method"], num_nodes, r["nbytes"], network, model)
+                  - r["seconds"]) / r["seconds"] for r in rows if r["method"] in OURS]
+    return float(np.median(errors))
+
+
+def format_table(rows, num_nodes, network=None, model="parallel"):
     """The table nccl-tests would print, plus the model's prediction when ``network`` is given."""
     head = f"{'bytes':>10} {'method':>9} {'time ms':>9} {'algbw GB/s':>10} {'busbw GB/s':>10}"
     lines = [head + (f" {'model ms':>9}" if network else "")]
@@ -91,7 +115,7 @@ def format_table(rows, num_nodes, network=None):
         line = (f"{r['nbytes']:>10} {r['method']:>9} {r['seconds'] * 1e3:>9.3f} "
                 f"{r['algbw'] / 1e9:>10.3f} {r['busbw'] / 1e9:>10.3f}")
         if network and r["method"] in OURS:
-            model = costmodel.predict(r["method"], num_nodes, r["nbytes"], *network)
-            line += f" {model * 1e3:>9.3f}"
+            seconds = model_seconds(r["method"], num_nodes, r["nbytes"], network, model)
+            line += f" {seconds * 1e3:>9.3f}"
         lines.append(line)
     return "\n".join(lines)

@@ -40,3 +40,24 @@ def values(schedule, start=None):
     """Partial sums (steps + 1, nodes, chunks) when node i starts with ``start[i]`` (default i + 1)."""
     start = np.arange(1, schedule.num_nodes + 1) if start is None else np.asarray(start)
     return contributions(schedule) @ start
+
+
+def problems(plan):
+    """What is wrong with a schedule's result ([] when every node ends with the full sum).
+
+    >>> from tutorial.parallel.collectives import Schedule, Step, Transfer
+    >>> half = Schedule("half", 2, 1, 4, ((0, 1),),
+    ...                 (Step("push", (Transfer(0, 1, 0, 0, 1, 4, "add"),)),))
+    >>> problems(half)
+    ["node 0, chunk 0: missing node 1's data"]
+    """
+    final = contributions(plan)[-1]
+    found = []
+    for node, chunk, source in zip(*np.nonzero(final != 1)):
+        a, b = plan.chunks[chunk]
+        if b == a:
+            continue                                   # an empty chunk holds nothing
+        count = final[node, chunk, source]
+        what = "missing" if count == 0 else f"{count} copies of"
+        found.append(f"node {node}, chunk {chunk}: {what} node {source}'s data")
+    return found
