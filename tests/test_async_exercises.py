@@ -1,0 +1,32 @@
+"""The exercise checkers of the parameter-server and async-SGD notebooks name each mistake."""
+
+import pytest
+
+from tutorial.check.distributed import check_staleness_lr, check_step_batch
+
+
+@pytest.mark.parametrize("answer, correct, phrase", [
+    (lambda W, b: W * b, True, "Correct"),
+    (lambda W, b: b, False, "W times too large"),
+    (lambda W, b: W, False, "W alone"),
+    (lambda W, b: None, False, "returned None"),
+    (lambda W, b: 1 / 0, False, "raised ZeroDivisionError"),
+    (lambda W, b: W * b + 1, False, "for W=2 workers of b=32 samples you return 65"),
+])
+def test_step_batch_checker(answer, correct, phrase):
+    verdict = check_step_batch(answer)
+    assert verdict.correct is correct and phrase in verdict.text
+
+
+@pytest.mark.parametrize("answer, correct, phrase", [
+    (lambda lr, tau: lr / max(1, tau), True, "Correct"),
+    (lambda lr, tau: lr / tau, False, "keep the full lr"),
+    (lambda lr, tau: lr / (tau + 1), False, "step 99"),
+    (lambda lr, tau: lr * max(1, tau), False, "LARGER"),
+    (lambda lr, tau: lr / max(1, tau) ** 2, False, "square"),
+    (lambda lr, tau: lr, False, "staleness_lr(0.4, 2) returned 0.4, expected 0.2"),
+    (lambda lr, tau: None, False, "returned None"),
+])
+def test_staleness_lr_checker(answer, correct, phrase):
+    verdict = check_staleness_lr(answer)
+    assert verdict.correct is correct and phrase in verdict.text
