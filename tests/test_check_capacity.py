@@ -1,0 +1,54 @@
+"""The dropout exercise checker accepts right answers and names each typical mistake."""
+
+import mxnet as mx
+import numpy as np
+import pytest
+
+from tutorial.check.capacity import check_dropout
+
+
+def right(x, rate, rng):
+    keep = rng.uniform(size=x.shape) >= rate
+    return x * keep / (1 - rate)
+
+
+def right_with_binomial(x, rate, rng):
+    return x * rng.binomial(1, 1 - rate, size=x.shape) / (1 - rate)
+
+
+def right_in_mxnet(x, rate, rng):           # an NDArray result is accepted too
+    keep = rng.uniform(size=x.shape) >= rate
+    return mx.nd.array(x * keep / (1 - rate), dtype="float64")
+
+
+@pytest.mark.parametrize("answer", [right, right_with_binomial, right_in_mxnet])
+def test_right_answers_pass(answer):
+    verdict = check_dropout(answer)
+    assert verdict.correct, verdict.text
+
+
+def _unimplemented(x, rate, rng):
+    raise NotImplementedError
+
+
+MISTAKES = [
+    (lambda x, rate, rng: x * (rng.uniform(size=x.shape) >= rate), "scale them by 1 / (1 - rate)"),
+    (lambda x, rate, rng: x * (rng.uniform(size=x.shape) >= rate) * (1 - rate),
+     "divide by (1 - rate) instead"),
+    (lambda x, rate, rng: x * (rng.uniform(size=x.shape) < rate) / (1 - rate)
+     if rate else x, "probability of dropping"),
+    (lambda x, rate, rng: x * (rng.uniform(size=x.shape[1:]) >= rate) / (1 - rate),
+     "same mask"),
+    (lambda x, rate, rng: right(x, rate, np.random.default_rng(0)), "do not reseed"),
+    (lambda x, rate, rng: right(x, rate, rng)[:10], "shaped like x"),
+    (lambda x, rate, rng: right(x, max(rate, 0.1), rng), "at rate 0"),
+    (_unimplemented, "NotImplementedError"),
+    (lambda x, rate, rng: x @ x, "raised ValueError"),
+]
+
+
+@pytest.mark.parametrize("answer, message", MISTAKES)
+def test_each_typical_mistake_is_named(answer, message):
+    verdict = check_dropout(answer)
+    assert not verdict.correct
+    assert message in verdict.text
