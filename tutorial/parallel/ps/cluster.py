@@ -124,12 +124,24 @@ def _die_with_parent():
         pass
 
 
+def dmlc_env(role, port, num_workers, num_servers):
+    """The ps-lite variables one process of the cluster gets.
+
+    >>> dmlc_env("server", 9000, num_workers=2, num_servers=1)["DMLC_PS_ROOT_URI"]
+    '127.0.0.1'
+    """
+    if role not in ("scheduler", "server", "worker"):
+        raise ValueError(f"role must be 'scheduler', 'server' or 'worker', got {role!r}")
+    return {"DMLC_ROLE": role, "DMLC_PS_ROOT_URI": HOST, "DMLC_PS_ROOT_PORT": str(port),
+            "DMLC_NUM_SERVER": str(num_servers), "DMLC_NUM_WORKER": str(num_workers),
+            "DMLC_NODE_HOST": HOST}
+
+
 def _node_env(role, port, num_workers, num_servers, extra):
     env = dict(os.environ)
-    env.update({"DMLC_ROLE": role, "DMLC_PS_ROOT_URI": HOST, "DMLC_PS_ROOT_PORT": str(port),
-                "DMLC_NUM_SERVER": str(num_servers), "DMLC_NUM_WORKER": str(num_workers),
-                "DMLC_NODE_HOST": HOST, "OMP_NUM_THREADS": "1",
-                "MXNET_CPU_WORKER_NTHREADS": "1", "PYTHONUNBUFFERED": "1"})
+    env.update(dmlc_env(role, port, num_workers, num_servers))
+    env.update({"OMP_NUM_THREADS": "1", "MXNET_CPU_WORKER_NTHREADS": "1",
+                "PYTHONUNBUFFERED": "1"})
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
     env.update(extra)
     return env
