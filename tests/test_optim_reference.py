@@ -210,3 +210,11 @@ def test_every_optimizer_descends_an_ill_conditioned_quadratic(name):
 
 def test_every_name_is_covered_by_the_convergence_table():
     assert set(CONVERGENCE) | {"sgld"} == set(topt.names())
+
+
+def test_lars_given_names_decays_only_weights_like_mxnet():
+    names = {0: "a_weight", 1: "a_gamma", 2: "a_bias", 3: "a_beta"}
+    ours = topt.create("lars", wd=0.1, param_idx2name=names)
+    theirs = mx.optimizer.create("lars", wd=0.1, param_idx2name=names)
+    assert [ours._get_wd(i) for i in names] == [theirs._get_wd(i) for i in names]
+    assert [ours._get_wd(i) for i in names] == [0.1, 0.0, 0.0, 0.0]

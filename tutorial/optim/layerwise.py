@@ -38,6 +38,14 @@ class TutorialLARS(ChainOptimizer):
         self.momentum, self.eta, self.eps = momentum, eta, eps
         self.momentum_correction = bool(momentum_correction)
 
+    def set_wd_mult(self, args_wd_mult):
+        """As MXNet's LARS: given ``param_idx2name``, only names ending in _weight get wd
+        (gluon.Trainer's per-parameter ``wd_mult`` takes precedence over this)."""
+        super().set_wd_mult(args_wd_mult)
+        for name in self.idx2name.values():
+            if not name.endswith("_weight") and name not in args_wd_mult:
+                self.wd_mult[name] = 0.0
+
     def chain(self):
         steps = (Clip(), AddDecayedWeights(), ScaleByLr(), LarsTrustRatio(self.eta, self.eps))
         if self.momentum:
