@@ -93,10 +93,13 @@ def render(frames, k, clock, slow_node=None):
             f"{frames.sums[k, node, c]}</td>" for c in range(chunks))
         rows.append(f"<tr><td style='font:11px monospace;padding-right:4px'>{label}</td>{tds}</tr>")
     title = html.escape(frames.plan.algorithm)
-    return (f"<div class='allreduce-frame' data-algorithm='{title}' data-step='{k}'>"
-            f"<b>{title}</b> &nbsp; step {k}/{frames.num_steps} &nbsp; "
+    width = max(240, chunks * 26 + 40)
+    return (f"<div class='allreduce-frame' data-algorithm='{title}' data-step='{k}' "
+            f"style='width:{width}px;margin-right:12px'>"
+            f"<b>{title}</b><br>step {k}/{frames.num_steps} &nbsp; "
             f"t = {clock[k] * 1e3:.3f} ms<br>"
-            f"<small>{html.escape(frames.captions[k])}</small>"
+            f"<div style='height:4.2em;overflow:hidden;font-size:11px;line-height:1.4em'>"
+            f"{html.escape(frames.captions[k])}</div>"
             f"<table style='border-collapse:separate;border-spacing:1px'>{''.join(rows)}</table>"
             f"</div>")
 
