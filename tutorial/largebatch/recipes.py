@@ -1,0 +1,57 @@
+"""Fixed lr, linear scaling, linear scaling with warmup: the same model across batch sizes.
+
+The recipe under test is Goyal et al.'s (2017): a rate ``base_lr`` known to work at
+``base_batch``; for batch B use K = B / base_batch times that rate, and reach it by a
+linear warmup. Three runs per batch size, all from the same initial weights on the same
+batches, for a fixed number of steps (no early stop, so a divergence shows in the curve):
+
+- ``fixed``:  base_lr whatever the batch (no scaling)
+- ``linear``: K * base_lr from the first step
+- ``warmup``: from base_lr up to K * base_lr over ``warmup_steps`` steps, then constant
+"""
+
+import dataclasses
+from typing import Optional, Tuple
+
+from tutorial.largebatch.runs import train_family
+from tutorial.optim.scaling import linear_scaled_lr, warmup_scaled
+
+RULES = ("fixed", "linear", "warmup")
+
+
+@dataclasses.dataclass(frozen=True)
+class RecipeRun:
+    rule: str
+    batch_size: int
+    peak_lr: float
+    steps_to_target: Optional[int]
+    diverged: bool
+    final_val_acc: float
+    train_loss: Tuple[float, ...]
+    val_acc: Tuple[float, ...]
+
+
+def _record(rule, batch_size, peak_lr, run, target):
+    return RecipeRun(rule, batch_size, peak_lr, run.steps_to[target], run.diverged,
+                     run.val_acc[-1], run.train_loss, run.val_acc)
+
+
+def compare_recipes(data, batch_sizes, base_lr=0.025, base_batch=16, warmup_steps=100,
+                    steps=300, target=0.95, seed=0):
+    """One :class:`RecipeRun` per (batch size, rule), batch sizes in the order given."""
+    if warmup_steps >= steps:
+        raise ValueError(f"warmup_steps ({warmup_steps}) must be fewer than steps ({steps}), "
+                         f"or the runs never train at the scaled rate")
+    results = []
+    for batch_size in batch_sizes:
+        peak = linear_scaled_lr(base_lr, base_batch, batch_size)
+        fixed, linear = train_family(data, batch_size, [base_lr, peak], targets=(target,),
+                                     max_steps=steps, seed=seed, stop="never")
+        (warm,) = train_family(data, batch_size, [1.0], targets=(target,), max_steps=steps,
+                               seed=seed, stop="never",
+                               schedule=warmup_scaled(base_lr, base_batch, batch_size,
+                                                      warmup_steps))
+        results += [_record("fixed", batch_size, base_lr, fixed, target),
+                    _record("linear", batch_size, peak, linear, target),
+                    _record("warmup", batch_size, peak, warm, target)]
+    return results

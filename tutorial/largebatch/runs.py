@@ -1,0 +1,156 @@
+"""Train a family of MLPs (one per learning rate) until they reach target accuracies.
+
+``train_family`` is the one training loop of the large-batch experiments. Every model of
+the family sees the same minibatches from the same initial weights; model g uses the
+learning rate ``lrs[g] * schedule(step)`` (a Parameter ``lr_mult`` of ``lrs[g]`` on top of
+the trainer's rate). After every update it measures validation accuracy, and it records
+the first step at which each target is reached. Steps count updates, from 1.
+
+A model *diverges* when its minibatch loss becomes NaN/inf or exceeds ``diverge_factor``
+times ln(classes), the loss of a uniform guess (twice by default): its updates overshoot
+so far that it does worse than knowing nothing. Its steps to every target are then
+``None`` and ``diverged`` is True, so a plot can show divergence as divergence rather
+than as "slow".
+
+Two stopping rules. ``stop="all"`` trains until every model has reached the highest
+target or diverged. ``stop="best"`` stops as soon as *any* model reaches the highest
+target: enough for "steps to each target at the best learning rate of the grid",
+because a model that reaches a lower target later than that step cannot be the best.
+``stop="never"`` runs all ``max_steps`` (to draw whole loss curves).
+"""
+
+import dataclasses
+from typing import Dict, Optional, Tuple
+
+import mxnet as mx
+import numpy as np
+from mxnet import autograd, gluon, nd
+
+from tutorial.largebatch.mlp_family import MLPFamily
+from tutorial.optim.scaling import make_trainer
+
+
+@dataclasses.dataclass(frozen=True)
+class Dataset:
+    """A train/validation split as float32/int32 NumPy arrays."""
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_val: np.ndarray
+    y_val: np.ndarray
+
+    @property
+    def n_train(self):
+        return len(self.X_train)
+
+    def scaled(self, factor):
+        """The same split with inputs multiplied by ``factor`` (e.g. 16 for raw digit pixels)."""
+        return Dataset(self.X_train * factor, self.y_train, self.X_val * factor, self.y_val)
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """One model of a family: its learning rate and what it reached."""
+    batch_size: int
+    lr: float
+    steps_to: Dict[float, Optional[int]]   # target accuracy -> first step reaching it
+    diverged: bool
+    steps_run: int
+    val_acc: Tuple[float, ...]              # after each step 1..steps_run
+    train_loss: Tuple[float, ...]           # minibatch loss of each step
+
+
+def _check_args(data, batch_size, lrs, targets, max_steps):
+    if not isinstance(batch_size, int) or not 1 <= batch_size <= data.n_train:
+        raise ValueError(f"batch_size must be a whole number from 1 to the {data.n_train} "
+                         f"training examples, got {batch_size!r}")
+    if not lrs or any(not lr > 0 for lr in lrs):
+        raise ValueError(f"lrs must be a non-empty list of positive learning rates, got {lrs!r}")
+    if any(not 0 < t <= 1 for t in targets):
+        raise ValueError(f"targets are accuracies between 0 and 1, got {targets!r}")
+    if not isinstance(max_steps, int) or max_steps < 1:
+        raise ValueError(f"max_steps must be a whole number >= 1, got {max_steps!r}")
+
+
+def train_family(data, batch_size, lrs, *, optimizer="momentum", optimizer_kw=None,
+                 schedule=None, targets=(0.93, 0.95, 0.97), max_steps=3000, seed=0,
+                 hidden=(128, 128), stop="all", diverge_factor=2.0, check_every=25,
+                 same_init=True, on_step=None, ctx=None, return_net=False):
+    """Train one model per learning rate in ``lrs`` on ``data`` with batches of ``batch_size``.
+
+    ``optimizer`` is a name for ``tutorial.optim.create`` (with ``optimizer_kw``, default
+    momentum 0.9 for 'momentum' and 'lars'); ``schedule`` a ``step -> factor`` multiplying
+    every model's rate (None: constant 1). Batches are drawn without replacement from a
+    fresh seeded permutation each epoch; a last partial batch is dropped so that every
+    step sees exactly ``batch_size`` examples. ``stop`` is 'all' or 'best' (module
+    docstring). ``same_init=False`` gives each model its own seeded initial weights (to
+    repeat one learning rate over several seeds). ``on_step(step, net)``, when given, is
+    called before the first update (step 0) and after every update, e.g. to measure the
+    gradient noise scale along the way. Returns a list of :class:`Run` (and the net when
+    ``return_net``).
+    """
+    targets = tuple(sorted(targets))
+    lrs = [float(lr) for lr in lrs]
+    _check_args(data, batch_size, lrs, targets, max_steps)
+    if stop not in ("all", "best", "never"):
+        raise ValueError(f"stop must be 'all', 'best' or 'never', got {stop!r}")
+    ctx = ctx or mx.cpu()
+    if optimizer_kw is None:
+        optimizer_kw = {"momentum": 0.9} if optimizer in ("momentum", "lars") else {}
+    G = len(lrs)
+    mx.random.seed(seed)
+    classes = int(data.y_train.max()) + 1
+    diverge_loss = diverge_factor * float(np.log(classes))
+    net = MLPFamily(G, data.X_train.shape[1], hidden=hidden, classes=classes)
+    net.initialize(mx.init.Xavier(), ctx=ctx)
+    if same_init:
+        net.copy_first_to_all()
+    for g, lr in enumerate(lrs):
+        for p in net.member_params(g):
+            p.lr_mult = lr
+    net.hybridize(static_alloc=True, static_shape=True)
+    if schedule is None:
+        trainer = make_trainer(net.collect_params(), optimizer, learning_rate=1.0, **optimizer_kw)
+    else:
+        trainer = make_trainer(net.collect_params(), optimizer, schedule=schedule, **optimizer_kw)
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()   # (G, B, C) -> one mean loss per model
+
+    X, y = nd.array(data.X_train, ctx=ctx), nd.array(data.y_train, ctx=ctx)
+    Xv, yv = nd.array(data.X_val, ctx=ctx), nd.array(data.y_val, ctx=ctx).expand_dims(0)
+    rng = np.random.default_rng(seed)
+    per_epoch = data.n_train // batch_size
+    accs, losses = [], []
+    diverged = np.zeros(G, dtype=bool)
+    if on_step is not None:
+        on_step(0, net)
+    for step in range(1, max_steps + 1):
+        k = (step - 1) % per_epoch
+        if k == 0:
+            order = nd.array(rng.permutation(data.n_train), ctx=ctx)
+        idx = order[k * batch_size:(k + 1) * batch_size]
+        xb, yb = nd.take(X, idx), nd.take(y, idx)
+        with autograd.record():
+            loss = loss_fn(net(xb), nd.broadcast_to(yb.expand_dims(0), (G, batch_size)))
+        loss.backward()
+        trainer.step(1)                                     # loss is already a batch mean
+        losses.append(loss)
+        accs.append((net(Xv).argmax(axis=-1) == yv).mean(axis=1))
+        if on_step is not None:
+            on_step(step, net)
+        if step % check_every == 0 or step == max_steps:
+            acc_hist = nd.stack(*accs).asnumpy()
+            loss_hist = nd.stack(*losses).asnumpy()
+            diverged |= ~np.all(np.isfinite(loss_hist) & (loss_hist < diverge_loss), axis=0)
+            done = (acc_hist.max(axis=0) >= targets[-1]) & ~diverged
+            if (stop == "all" and np.all(done | diverged)) or (stop == "best" and done.any()):
+                break
+    acc_hist = nd.stack(*accs).asnumpy()
+    loss_hist = nd.stack(*losses).asnumpy()
+    runs = []
+    for g, lr in enumerate(lrs):
+        steps_to = {}
+        for t in targets:
+            hit = np.nonzero(acc_hist[:, g] >= t)[0]
+            steps_to[t] = int(hit[0]) + 1 if len(hit) and not diverged[g] else None
+        runs.append(Run(batch_size, lr, steps_to, bool(diverged[g]), len(acc_hist),
+                        tuple(np.round(acc_hist[:, g], 6)), tuple(loss_hist[:, g])))
+    return (runs, net) if return_net else runs
