@@ -15,12 +15,15 @@ the norms on the device (no ``asnumpy`` per layer), so they cost two reductions.
 from typing import NamedTuple, Optional
 
 import mxnet as mx
+import numpy as np
 
 NOT_SCALED_SUFFIXES = ("bias", "gamma", "beta")
 
 
 def _norm(array):
-    return mx.nd.norm(array.astype("float32")).reshape((1,))
+    if np.dtype(array.dtype) != np.float32:
+        array = array.astype("float32")          # accumulate half precision in float32
+    return mx.nd.norm(array).reshape((1,))
 
 
 def _scale(u, ratio):
