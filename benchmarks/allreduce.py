@@ -5,7 +5,8 @@
 
 Prints, for each size, the median time, algbw and busbw (as nccl-tests reports them)
 and the time ratio to kvstore 'device' in the same process, then the alpha, beta,
-gamma that best fit our timings and the model's prediction next to each. On CPU the
+gamma that best fit our timings under two models ('parallel': the alpha-beta model;
+'shared': every transfer one after another) and the better one's prediction. On CPU the
 devices are contexts sharing this machine's cores and memory: the numbers show the
 overhead of each schedule, not a network.
 """
@@ -14,7 +15,8 @@ import argparse
 
 from tutorial.config import fast_mode
 from tutorial.devices import describe, training_devices
-from tutorial.parallel.collectives.measure import fit_network, format_table, measure
+from tutorial.parallel.collectives.measure import (fit_network, format_table, measure,
+                                                   median_relative_error)
 
 
 def main(argv=None):
@@ -27,11 +29,15 @@ def main(argv=None):
     devices = training_devices(args.devices)
     print(f"{describe(devices)}; sizes {sizes[0]} .. {sizes[-1]} bytes")
     rows = measure(devices, sizes, repeats=3 if quick else 5)
-    network = fit_network(rows, len(devices))
-    print(format_table(rows, len(devices), network))
-    alpha, beta, gamma = network
-    print(f"\nfitted model: alpha = {alpha * 1e6:.1f} us, beta = {beta * 1e9:.3f} ns/B, "
-          f"gamma = {gamma * 1e9:.3f} ns/B")
+    n = len(devices)
+    fits = {model: fit_network(rows, n, model) for model in ("parallel", "shared")}
+    errors = {model: median_relative_error(rows, n, fits[model], model) for model in fits}
+    better = min(errors, key=errors.get)
+    print(format_table(rows, n, fits[better], better))
+    for model, (alpha, beta, gamma) in fits.items():
+        print(f"'{model}' model fitted: alpha = {alpha * 1e6:.1f} us, beta = {beta * 1e9:.3f} "
+              f"ns/B, gamma = {gamma * 1e9:.3f} ns/B, median error {errors[model]:.0%}"
+              + ("  (model ms column)" if model == better else ""))
     print("\ntime / kvstore 'device' time (lower is faster):")
     reference = {r["nbytes"]: r["seconds"] for r in rows if r["method"] == "device"}
     methods = list(dict.fromkeys(r["method"] for r in rows))
