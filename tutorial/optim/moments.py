@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import mxnet as mx
 
-from tutorial.optim.transforms import _zeros
+from tutorial.optim.transforms import zeros_like
 
 
 class ScaleBySumOfSquares(NamedTuple):
@@ -26,7 +26,7 @@ class ScaleBySumOfSquares(NamedTuple):
     eps: float
 
     def init(self, weight):
-        return (_zeros(weight),)
+        return (zeros_like(weight),)
 
     def update(self, u, state, weight, step):
         (history,) = state
@@ -47,7 +47,7 @@ class ScaleByWindowSumOfSquares(NamedTuple):
 
     def init(self, weight):
         ring = mx.nd.zeros((self.window,) + weight.shape, weight.context, dtype=weight.dtype)
-        return (ring, _zeros(weight))
+        return (ring, zeros_like(weight))
 
     def update(self, u, state, weight, step):
         ring, history = state
@@ -66,7 +66,7 @@ class ScaleByRms(NamedTuple):
     eps: float
 
     def init(self, weight):
-        return (_zeros(weight),)
+        return (zeros_like(weight),)
 
     def update(self, u, state, weight, step):
         (n,) = state
@@ -82,7 +82,7 @@ class ScaleByCenteredRms(NamedTuple):
     eps: float
 
     def init(self, weight):
-        return (_zeros(weight), _zeros(weight))
+        return (zeros_like(weight), zeros_like(weight))
 
     def update(self, u, state, weight, step):
         n, mean = state
@@ -100,7 +100,7 @@ class ScaleByAdaDelta(NamedTuple):
     eps: float
 
     def init(self, weight):
-        return (_zeros(weight), _zeros(weight))
+        return (zeros_like(weight), zeros_like(weight))
 
     def update(self, u, state, weight, step):
         acc_grad, acc_delta = state
@@ -126,7 +126,7 @@ class ScaleByAdam(NamedTuple):
     bias_correction: str = "step"
 
     def init(self, weight):
-        return (_zeros(weight), _zeros(weight))
+        return (zeros_like(weight), zeros_like(weight))
 
     def update(self, u, state, weight, step):
         m, v = state
@@ -149,7 +149,7 @@ class ScaleByAdamax(NamedTuple):
     beta2: float
 
     def init(self, weight):
-        return (_zeros(weight), _zeros(weight))
+        return (zeros_like(weight), zeros_like(weight))
 
     def update(self, u, state, weight, step):
         m, r = state
@@ -174,7 +174,7 @@ class ScaleByNadam(NamedTuple):
     schedule_decay: float
 
     def init(self, weight):
-        return [_zeros(weight), _zeros(weight), 1.0]
+        return [zeros_like(weight), zeros_like(weight), 1.0]
 
     def _momentum(self, t):
         return self.beta1 * (1.0 - 0.5 * 0.96 ** (t * self.schedule_decay))
@@ -202,7 +202,7 @@ class FtrlProximal(NamedTuple):
     beta: float
 
     def init(self, weight):
-        return (_zeros(weight), _zeros(weight))
+        return (zeros_like(weight), zeros_like(weight))
 
     def update(self, u, state, weight, step):
         z, n = state

@@ -38,7 +38,8 @@ class Step(NamedTuple):
     lr_ratio: float = 1.0          # scheduler lr now / at this parameter's previous update
 
 
-def _zeros(weight):
+def zeros_like(weight):
+    """Zeros with the weight's shape, context and dtype (a fresh state buffer)."""
     return mx.nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
 
 
@@ -98,7 +99,7 @@ class Trace(NamedTuple):
     lr_corrected: bool = False
 
     def init(self, weight):
-        return (_zeros(weight),)
+        return (zeros_like(weight),)
 
     def update(self, u, state, weight, step):
         (m,) = state
@@ -112,7 +113,7 @@ class Nesterov(NamedTuple):
     decay: float
 
     def init(self, weight):
-        return (_zeros(weight),)
+        return (zeros_like(weight),)
 
     def update(self, u, state, weight, step):
         (m,) = state
@@ -127,7 +128,7 @@ class Ema(NamedTuple):
     decay: float
 
     def init(self, weight):
-        return (_zeros(weight),)
+        return (zeros_like(weight),)
 
     def update(self, u, state, weight, step):
         (m,) = state
