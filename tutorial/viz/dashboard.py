@@ -41,15 +41,18 @@ def curves_png(reports, config):
     for ax, values, title in panels:
         ax.plot(steps, values, lw=1.2)
         ax.set_title(title, fontsize=10)
-        ax.set_xlim(0, config.steps)
     ax = axes[1, 1]
     compute = [1e3 * r.compute_s for r in reports]
     aggregate = [1e3 * r.aggregate_s for r in reports]
     update = [1e3 * r.update_s for r in reports]
     ax.stackplot(steps, compute, aggregate, update, labels=["compute", "aggregate", "update"])
     ax.set_title("ms per step", fontsize=10)
-    ax.set_xlim(0, config.steps)
+    typical = sorted(1e3 * r.total_s for r in reports)[len(reports) // 2]
+    ax.set_ylim(0, 2.5 * typical)          # the first step (warm-up) would squash the rest
     ax.legend(loc="upper right", fontsize=8)
+    for ax in axes.flat:
+        ax.set_xlim(0, max(10, steps[-1]))
+        ax.set_xlabel("step", fontsize=8)
     fig.tight_layout()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")
@@ -94,6 +97,9 @@ class TrainingDashboard:
         self.where = w.HTML()
         self.summary = w.HTML(summary_html([], None))
         self.figure = w.Image(format="png")
+        for widget, name in ((self.run_button, "run"), (self.stop_button, "stop"),
+                             (self.progress, "progress"), (self.summary, "summary")):
+            widget.add_class(f"dp-dashboard-{name}")       # for a browser test to find
         self.run_button.on_click(lambda _: self.start())
         self.stop_button.on_click(lambda _: self.stop())
         for control in (self.devices, self.batch, self.rule):
