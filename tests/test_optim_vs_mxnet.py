@@ -37,18 +37,23 @@ def idx2name(single_parameter=False):
     return dict(enumerate(sorted(make_net(single_parameter).collect_params().keys())))
 
 
-def train(optimizer, single_parameter=False, steps=STEPS, seed=0):
-    """Weights (name -> array) after ``steps`` Trainer steps on fixed random batches."""
-    rng = np.random.default_rng(seed)
-    X = mx.nd.array(rng.normal(size=(steps, BATCH, 10)))
-    y = mx.nd.array(rng.integers(0, 3, size=(steps, BATCH)))
-    net = make_net(single_parameter)
-    net.initialize(mx.init.Zero())
+def initialized(net, contexts=None):
+    """The same seeded weights every time, on every context."""
+    net.initialize(mx.init.Zero(), ctx=contexts)
     init = np.random.default_rng(1)
     for name, param in sorted(net.collect_params().items()):
         if param.grad_req != "null":
             offset = 1.0 if name.endswith("gamma") else 0.0
             param.set_data(mx.nd.array(init.normal(scale=0.5, size=param.shape) + offset))
+    return net
+
+
+def train(optimizer, single_parameter=False, steps=STEPS, seed=0):
+    """Weights (name -> array) after ``steps`` Trainer steps on fixed random batches."""
+    rng = np.random.default_rng(seed)
+    X = mx.nd.array(rng.normal(size=(steps, BATCH, 10)))
+    y = mx.nd.array(rng.integers(0, 3, size=(steps, BATCH)))
+    net = initialized(make_net(single_parameter))
     trainer = gluon.Trainer(net.collect_params(), optimizer)
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     mx.random.seed(seed)                      # SGLD's noise
@@ -159,3 +164,28 @@ def test_registered_key_works_as_trainer_string():
     assert type(trainer._optimizer).__name__ == "TutorialSGD"
     assert "sgd" in mx.optimizer.Optimizer.opt_registry      # MXNet's own key untouched
     assert type(mx.optimizer.create("sgd")).__module__.startswith("mxnet")
+
+
+def _train_on_kvstore(optimizer, steps=20):
+    """Two CPU contexts, the optimizer running inside kvstore 'device' (as with GPUs)."""
+    contexts = [mx.cpu(0), mx.cpu(1)]
+    rng = np.random.default_rng(0)
+    net = initialized(make_net(), contexts)
+    trainer = gluon.Trainer(net.collect_params(), optimizer, kvstore="device",
+                            update_on_kvstore=True)
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    for _ in range(steps):
+        X = mx.nd.array(rng.normal(size=(2 * BATCH, 10)))
+        y = mx.nd.array(rng.integers(0, 3, size=2 * BATCH))
+        with autograd.record():
+            losses = [loss_fn(net(x), t) for x, t in zip(
+                gluon.utils.split_and_load(X, contexts), gluon.utils.split_and_load(y, contexts))]
+        autograd.backward(losses)
+        trainer.step(2 * BATCH)
+    return {name: p.data(contexts[1]).asnumpy() for name, p in net.collect_params().items()}
+
+
+def test_updates_inside_the_kvstore_match_mxnet():
+    kw = dict(COMMON, learning_rate=0.01)
+    assert_same_weights(_train_on_kvstore(topt.create("adam", **kw)),
+                        _train_on_kvstore(mx.optimizer.create("adam", **kw)))
