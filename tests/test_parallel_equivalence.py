@@ -41,6 +41,18 @@ def test_uneven_split_still_matches():
     assert result.relative_difference < TOLERANCE, result
 
 
+@pytest.mark.parametrize("trainer", ["scratch", "gluon"])
+@pytest.mark.parametrize("optimizer, settings", [
+    ("sgd", dict(learning_rate=0.05, momentum=0.9, wd=1e-3)),
+    ("adam", dict(learning_rate=1e-3)),
+])
+def test_stateful_optimizers_match_too(trainer, optimizer, settings):
+    """Momentum and Adam keep state: updating once and broadcasting must keep it right."""
+    result = compare(trainer, "device", devices(2), per_device_batch=16, steps=STEPS,
+                     optimizer=optimizer, **settings)
+    assert result.relative_difference < TOLERANCE, result
+
+
 def test_training_really_moved_the_weights():
     """Guards the tests above: equal because both trained, not because neither did."""
     start = parameters(mlp(hidden=(32,), seed=0))

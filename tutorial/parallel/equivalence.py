@@ -54,24 +54,26 @@ def train(make, net, batches, steps):
 
 
 def compare(trainer, aggregation, devices, per_device_batch=None, steps=20, total_batch=None,
-            learning_rate=0.1, hidden=(32,), seed=0):
+            hidden=(32,), seed=0, optimizer="sgd", **optimizer_params):
     """Train K devices and one device on the same batches; how far apart do they end?
 
     ``trainer`` is 'scratch' (``DataParallelTrainer``) or 'gluon' (``gluon.Trainer``
     with kvstore ``aggregation``). Give ``per_device_batch`` (even split) or
-    ``total_batch`` (uneven splits allowed).
+    ``total_batch`` (uneven splits allowed). ``optimizer`` and its settings (MXNet names;
+    default ``learning_rate=0.1``) are the same for both sides.
     """
+    optimizer_params.setdefault("learning_rate", 0.1)
     total = total_batch if total_batch is not None else per_device_batch * len(devices)
     reference = mlp(hidden=hidden, seed=seed)
-    train(lambda net: GluonDataParallel(net, devices[:1], kvstore=None,
-                                        learning_rate=learning_rate),
+    train(lambda net: GluonDataParallel(net, devices[:1], optimizer, kvstore=None,
+                                        **optimizer_params),
           reference, digits_batches(total, seed=seed), steps)
     if trainer == "scratch":
-        make = lambda net: DataParallelTrainer(net, devices, aggregation=aggregation,  # noqa
-                                               learning_rate=learning_rate)
+        make = lambda net: DataParallelTrainer(net, devices, optimizer,  # noqa: E731
+                                               aggregation=aggregation, **optimizer_params)
     elif trainer == "gluon":
-        make = lambda net: GluonDataParallel(net, devices, kvstore=aggregation,  # noqa
-                                             learning_rate=learning_rate)
+        make = lambda net: GluonDataParallel(net, devices, optimizer,  # noqa: E731
+                                             kvstore=aggregation, **optimizer_params)
     else:
         raise ValueError(f"trainer must be 'scratch' or 'gluon', got {trainer!r}")
     candidate = mlp(hidden=hidden, seed=seed)
