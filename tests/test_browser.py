@@ -75,7 +75,7 @@ def _shown_step(page):
 def _run_and_play(page, url):
     """Open the notebook, run the animation cell, press Play: (step before, step after)."""
     page.goto(url, timeout=60_000)
-    page.get_by_text("| Idle").wait_for(timeout=90_000)           # kernel started
+    page.get_by_text("(ipykernel) | Idle").first.wait_for(timeout=90_000)   # kernel is up
     cell = page.locator(".jp-CodeCell").filter(has_text="allreduce_animation(").first
     cell.scroll_into_view_if_needed(timeout=60_000)
     cell.locator(".cm-content").click()
@@ -135,3 +135,12 @@ def test_play_advances_the_allreduce_animation(tmp_path):
                 os.killpg(proc.pid, 9)
                 proc.wait()
         log.close()
+
+
+def test_missing_browser_skips_here_but_fails_in_ci(monkeypatch):
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="chromium is not installed"):
+        _skip_or_fail("Debian's chromium is not installed")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI is set"):
+        _skip_or_fail("Debian's chromium is not installed")
