@@ -1,0 +1,71 @@
+"""Small-batch and large-batch solutions, side by side: how sharp, how good, and between.
+
+Each *setting* is (label, batch size, learning rate, steps). ``train_solutions`` trains
+``n_seeds`` models per setting (each seed its own initial weights, batches in the same
+order) and ``measure`` gives, per solution, the training loss and accuracy, validation
+accuracy, Keskar's sharpness phi and the top Hessian eigenvalue (see
+:mod:`tutorial.largebatch.sharpness`).
+"""
+
+import dataclasses
+
+import numpy as np
+
+from tutorial.largebatch.runs import train_family
+from tutorial.largebatch.sharpness import (MLPLoss, interpolate, sharpness,
+                                           top_hessian_eigenvalue)
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+    label: str
+    batch_size: int
+    lr: float
+    steps: int
+
+
+@dataclasses.dataclass(frozen=True)
+class MinimumReport:
+    label: str
+    seed: int
+    train_loss: float
+    train_acc: float
+    val_acc: float
+    sharpness: float          # Keskar's phi(x, eps), percent
+    top_eigenvalue: float     # largest Hessian eigenvalue of the training loss
+
+
+def train_solutions(data, settings, n_seeds=2, seed=0):
+    """``{label: [params of seed 0, params of seed 1, ...]}`` (lists of NumPy arrays)."""
+    solutions = {}
+    for s in settings:
+        _, net = train_family(data, s.batch_size, [s.lr] * n_seeds, max_steps=s.steps,
+                              seed=seed, stop="never", same_init=False, targets=(1.0,),
+                              return_net=True)
+        solutions[s.label] = [[p.data().asnumpy() for p in net.member_params(g)]
+                              for g in range(n_seeds)]
+    return solutions
+
+
+def measure(data, solutions, eps=1e-3):
+    """One :class:`MinimumReport` per solution, in the order of ``solutions``."""
+    train = MLPLoss(data.X_train, data.y_train, data.X_train.shape[1])
+    val = MLPLoss(data.X_val, data.y_val, data.X_train.shape[1])
+    reports = []
+    for label, per_seed in solutions.items():
+        for seed, params in enumerate(per_seed):
+            loss, acc = train.loss_and_accuracy(params)
+            reports.append(MinimumReport(label, seed, loss, acc, val.loss_and_accuracy(params)[1],
+                                         sharpness(params, train, eps=eps),
+                                         top_hessian_eigenvalue(params, train)))
+    return reports
+
+
+def interpolation_curves(data, params_a, params_b, alphas):
+    """Train loss and validation accuracy along (1 - alpha) a + alpha b: two arrays."""
+    train = MLPLoss(data.X_train, data.y_train, data.X_train.shape[1])
+    val = MLPLoss(data.X_val, data.y_val, data.X_train.shape[1])
+    train_loss = [loss for loss, _ in interpolate(params_a, params_b, alphas,
+                                                  train.loss_and_accuracy)]
+    val_acc = [acc for _, acc in interpolate(params_a, params_b, alphas, val.loss_and_accuracy)]
+    return np.array(train_loss), np.array(val_acc)
