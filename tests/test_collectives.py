@@ -65,7 +65,7 @@ def test_sum_equals_kvstore_and_numpy_for_millions_of_elements(algorithm, n, len
     arrays = _arrays(host)
     out = allreduce(arrays, algorithm, **options)
     expected = host.astype(np.float64).sum(axis=0)
-    reference = _kvstore_sum(arrays, "local")
+    reference = _kvstore_sum(arrays, "device")
     for r, k in zip(out.arrays, reference):
         np.testing.assert_allclose(r.asnumpy(), expected, rtol=1e-4, atol=1e-4)
         np.testing.assert_allclose(r.asnumpy(), k, rtol=1e-4, atol=1e-4)
