@@ -8,10 +8,12 @@ global batch (tutorial.parallel.ps.train.train_single_process).
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -154,3 +156,46 @@ def test_a_crashing_training_worker_is_reported_with_its_step():
     assert out["message"].startswith("worker 1 exited with code 1 after step 2: RuntimeError: "
                                      "deliberate crash of worker 1 after step 2")
     assert all_gone(out["pids"])
+
+
+HANGING_WORKER = ("import os, pathlib, time\n"
+                  "out = pathlib.Path(os.environ['TUTORIAL_PS_OUT_DIR'])\n"
+                  "(out / f'pid{os.environ[\"TUTORIAL_PS_WORKER_INDEX\"]}').write_text("
+                  "str(os.getpid()))\n"
+                  "time.sleep(600)")
+
+
+def start_launcher_with_hanging_workers(run_dir):
+    code = (f"from tutorial.parallel.ps.cluster import run_cluster\n"
+            f"run_cluster(['-c', {HANGING_WORKER!r}], num_workers=2, timeout=300, "
+            f"run_dir={str(run_dir)!r})")
+    launcher = subprocess.Popen([sys.executable, "-c", code], cwd=REPO,
+                                env=dict(os.environ, PYTHONPATH=str(REPO)),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pid_files = [run_dir / "pid0", run_dir / "pid1"]
+    deadline = time.monotonic() + CHILD_TIMEOUT
+    while not all(f.is_file() and f.read_text() for f in pid_files):
+        if time.monotonic() > deadline or launcher.poll() is not None:
+            launcher.kill()
+            pytest.fail(f"the workers never started: {launcher.stderr.read()[-2000:]!r}")
+        time.sleep(0.1)
+    return launcher, [int(f.read_text()) for f in pid_files]
+
+
+def wait_until_gone(pids, seconds=30):
+    deadline = time.monotonic() + seconds
+    while not all_gone(pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return all_gone(pids)
+
+
+@pytest.mark.parametrize("how", ["interrupt", "kill"])
+def test_workers_die_when_the_launcher_is_interrupted_or_killed(tmp_path, how):
+    """Interrupting a notebook cell (SIGINT) or killing its kernel must not leave processes."""
+    launcher, pids = start_launcher_with_hanging_workers(tmp_path)
+    launcher.send_signal(signal.SIGINT if how == "interrupt" else signal.SIGKILL)
+    try:
+        launcher.wait(timeout=CHILD_TIMEOUT)
+    finally:
+        launcher.kill()
+    assert wait_until_gone(pids), f"worker processes {pids} outlived the launcher"
