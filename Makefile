@@ -8,10 +8,11 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: lab test unit notebooks-test execute-notebooks bench selfcheck clean-venv help
+.PHONY: lab slides test execute-notebooks bench selfcheck clean-venv help
 
 help:
 	@echo "make lab                open the course in JupyterLab (127.0.0.1, token on)"
+	@echo "make slides             open the instructor's deck (slides/) in JupyterLab; Alt+R presents"
 	@echo "make test               unit tests, doctests and nbval over every notebook (fast mode)"
 	@echo "make selfcheck          check this machine: versions, devices, one real training run"
 	@echo "make execute-notebooks  re-run every notebook in fast mode and store its outputs"
@@ -28,18 +29,21 @@ $(STAMP): pyproject.toml
 lab: $(STAMP)
 	$(BIN)/python -m tutorial.lab
 
+slides: $(STAMP)
+	$(BIN)/python -m tutorial.lab slides
+
 selfcheck: $(STAMP)
 	$(BIN)/python -m tutorial.check
 
-# Unit tests and doctests, then nbval over every notebook, all in fast mode.
+# Unit tests and doctests, then nbval over every notebook and the slides, in fast mode.
 test: $(STAMP)
 	TUTORIAL_FAST=1 $(BIN)/python -m pytest -q tests --doctest-modules tutorial
-	TUTORIAL_FAST=1 $(BIN)/python -m pytest -q --nbval notebooks \
+	TUTORIAL_FAST=1 $(BIN)/python -m pytest -q --nbval notebooks slides \
 	    --sanitize-with tests/nbval_sanitize.cfg
 
 # The committed outputs come from this run (see tests/README.md).
 execute-notebooks: $(STAMP)
-	TUTORIAL_FAST=1 $(BIN)/python -m tutorial.notebooks execute notebooks/*.ipynb
+	TUTORIAL_FAST=1 $(BIN)/python -m tutorial.notebooks execute notebooks/*.ipynb slides/*.ipynb
 
 bench: $(STAMP)
 	@for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

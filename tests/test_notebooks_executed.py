@@ -7,10 +7,12 @@ import pytest
 
 from tutorial.notebooks import execution_problems
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+SLIDES = sorted((ROOT / "slides").glob("*.ipynb"))
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS + SLIDES, ids=lambda p: p.name)
 def test_notebook_was_executed_in_order(path):
     assert execution_problems(nbformat.read(path, as_version=4)) == []
 

@@ -1,4 +1,5 @@
-"""Start JupyterLab on the course: ``make lab`` runs ``python -m tutorial.lab``.
+"""Start JupyterLab on the course: ``make lab`` runs ``python -m tutorial.lab``, and
+``make slides`` runs ``python -m tutorial.lab slides`` for the instructor's deck.
 
 The server listens on 127.0.0.1 only and keeps Jupyter's token authentication on;
 ``--allow-root`` is added only when running as root (JupyterLab refuses root without it).
@@ -14,7 +15,9 @@ import os
 import sys
 from pathlib import Path
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+SLIDES = ROOT / "slides"
 
 
 def lab_command(notebook_dir=NOTEBOOKS, port=None, token=None, open_browser=True,
@@ -41,8 +44,10 @@ def lab_command(notebook_dir=NOTEBOOKS, port=None, token=None, open_browser=True
     return cmd
 
 
-def main():
-    cmd = lab_command(open_browser=os.environ.get("DISPLAY") is not None
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    folder = SLIDES if argv[:1] == ["slides"] else NOTEBOOKS
+    cmd = lab_command(folder, open_browser=os.environ.get("DISPLAY") is not None
                       or sys.platform in ("darwin", "win32"))
     print("Starting JupyterLab on 127.0.0.1; open the URL with the token printed below.",
           flush=True)

@@ -4,6 +4,10 @@
     python -m tutorial.notebooks check notebooks/*.ipynb                # executed in order?
     python -m tutorial.notebooks build draft.py notebooks/01_sgd.ipynb  # from a '# %%' script
 
+In a draft script a cell starts with ``# %%`` (code) or ``# %% [markdown]``; a trailing
+``slide``, ``subslide``, ``fragment``, ``skip`` or ``notes`` on that line sets the RISE
+slide type of the cell (used by ``slides/``).
+
 ``execute`` runs each notebook top to bottom in a fresh kernel in ``notebooks/`` and
 stores the outputs: these are the outputs nbval compares (tests/README.md says why).
 It refuses to overwrite a notebook that has changes git has not committed, so nothing
@@ -57,11 +61,14 @@ def execute(path, timeout=1800, force=False):
     return True
 
 
+SLIDE_TYPES = ("slide", "subslide", "fragment", "skip", "notes")
+
+
 def build(script, target):
     """Write a notebook from a script whose cells start with '# %%' or '# %% [markdown]'."""
     import nbformat
 
-    cells, kind, lines = [], None, []
+    cells, kind, slide, lines = [], None, None, []
 
     def flush():
         text = "\n".join(lines).strip("\n")
@@ -71,11 +78,18 @@ def build(script, target):
             cells.append(nbformat.v4.new_markdown_cell(text))
         elif kind == "code" and text:
             cells.append(nbformat.v4.new_code_cell(text))
+        else:
+            return
+        if slide:
+            cells[-1].metadata["slideshow"] = {"slide_type": slide}
 
     for line in Path(script).read_text().splitlines():
         if line.startswith("# %%"):
             flush()
-            kind, lines = ("markdown" if "[markdown]" in line else "code"), []
+            words = line[4:].replace("[markdown]", " ").split()
+            kind = "markdown" if "[markdown]" in line else "code"
+            slide = next((w for w in words if w in SLIDE_TYPES), None)
+            lines = []
         else:
             lines.append(line)
     flush()
