@@ -54,17 +54,26 @@ class Measurement:
 
 def measure(devices, per_device_batches, steps=10, warmup=2, hidden=(512, 512),
             aggregation="device", seed=0):
-    """Phase times of our trainer for each per-device batch size (each the fastest step)."""
-    results = []
+    """Phase times of our trainer for each per-device batch size (each the fastest step).
+
+    The sizes take turns, one step each, so that a burst of load from other programs
+    slows all of them alike instead of spoiling one.
+    """
+    trainers, batches, reports = {}, {}, {}
     for b in per_device_batches:
-        trainer = DataParallelTrainer(mlp(hidden, seed=seed), devices, aggregation=aggregation,
-                                      learning_rate=0.01)
-        batches = digits_batches(b * len(devices), seed=seed)
-        reports = [trainer.step(*next(batches)) for _ in range(warmup + steps)][warmup:]
-        med = {field: min(getattr(r, field) for r in reports)
-               for field in ("compute_s", "aggregate_s", "update_s", "total_s")}
-        results.append(Measurement(len(devices), b, **med))
-    return results
+        trainers[b] = DataParallelTrainer(mlp(hidden, seed=seed), devices,
+                                          aggregation=aggregation, learning_rate=0.01)
+        batches[b] = digits_batches(b * len(devices), seed=seed)
+        reports[b] = []
+    for i in range(warmup + steps):
+        for b in per_device_batches:
+            report = trainers[b].step(*next(batches[b]))
+            if i >= warmup:
+                reports[b].append(report)
+    return [Measurement(len(devices), b, **{
+        field: min(getattr(r, field) for r in reports[b])
+        for field in ("compute_s", "aggregate_s", "update_s", "total_s")})
+        for b in per_device_batches]
 
 
 @dataclasses.dataclass(frozen=True)
