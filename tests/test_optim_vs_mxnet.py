@@ -65,21 +65,18 @@ def train(optimizer, single_parameter=False, steps=STEPS, seed=0):
     return {name: p.data().asnumpy() for name, p in net.collect_params().items()}
 
 
-def assert_same_weights(ours, theirs, tol=1e-5):
+def start_weights(single_parameter=False):
+    net = initialized(make_net(single_parameter))
+    return {name: p.data().asnumpy() for name, p in net.collect_params().items()}
+
+
+def assert_same_weights(ours, theirs, tol=1e-5, single_parameter=False):
     for name in theirs:
         err = np.linalg.norm(ours[name] - theirs[name]) / np.linalg.norm(theirs[name])
         assert err <= tol, "%s differs from MXNet's by %.2e (relative)" % (name, err)
-    moved = max(np.linalg.norm(ours[n] - train_start()[n]) for n in ours if n in train_start())
+    start = start_weights(single_parameter)
+    moved = max(np.linalg.norm(ours[n] - start[n]) for n in start if "running" not in n)
     assert moved > 1e-3, "the weights barely moved: the comparison would prove nothing"
-
-
-_START = {}
-
-
-def train_start():
-    if not _START:
-        _START.update(train(topt.create("sgd", learning_rate=0.0), steps=1))
-    return _START
 
 
 # (our name, our kwargs, MXNet's name, MXNet's kwargs); COMMON is added to both.
@@ -125,9 +122,7 @@ def test_nadam_matches_mxnet_on_a_one_parameter_net():
     kw = dict(COMMON, learning_rate=0.01)
     ours = train(topt.create("nadam", **kw), single_parameter=True)
     theirs = train(mx.optimizer.create("nadam", **kw), single_parameter=True)
-    for name in theirs:
-        err = np.linalg.norm(ours[name] - theirs[name]) / np.linalg.norm(theirs[name])
-        assert err <= 1e-5
+    assert_same_weights(ours, theirs, single_parameter=True)
 
 
 def _warmup_cosine():
@@ -166,13 +161,15 @@ def test_registered_key_works_as_trainer_string():
     assert type(mx.optimizer.create("sgd")).__module__.startswith("mxnet")
 
 
-def _train_on_kvstore(optimizer, steps=20):
-    """Two CPU contexts, the optimizer running inside kvstore 'device' (as with GPUs)."""
-    contexts = [mx.cpu(0), mx.cpu(1)]
+def _train_on_kvstore(optimizer, steps=20, contexts=(mx.cpu(0), mx.cpu(1)),
+                      update_on_kvstore=True, single_parameter=False):
+    """Several CPU contexts and kvstore 'device' (as with GPUs); the optimizer runs inside
+    the kvstore, or once per device when ``update_on_kvstore=False``."""
+    contexts = list(contexts)
     rng = np.random.default_rng(0)
-    net = initialized(make_net(), contexts)
+    net = initialized(make_net(single_parameter), contexts)
     trainer = gluon.Trainer(net.collect_params(), optimizer, kvstore="device",
-                            update_on_kvstore=True)
+                            update_on_kvstore=update_on_kvstore)
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     for _ in range(steps):
         X = mx.nd.array(rng.normal(size=(2 * BATCH, 10)))
@@ -182,10 +179,22 @@ def _train_on_kvstore(optimizer, steps=20):
                 gluon.utils.split_and_load(X, contexts), gluon.utils.split_and_load(y, contexts))]
         autograd.backward(losses)
         trainer.step(2 * BATCH)
-    return {name: p.data(contexts[1]).asnumpy() for name, p in net.collect_params().items()}
+    return {name: p.data(contexts[-1]).asnumpy() for name, p in net.collect_params().items()}
 
 
 def test_updates_inside_the_kvstore_match_mxnet():
     kw = dict(COMMON, learning_rate=0.01)
     assert_same_weights(_train_on_kvstore(topt.create("adam", **kw)),
                         _train_on_kvstore(mx.optimizer.create("adam", **kw)))
+
+
+def test_lars_momentum_correction_on_every_device():
+    """With one updater per device, each device must see the lr change (per-device state).
+    No BatchNorm here: its batch statistics would differ between 1 and 2 devices."""
+    def lars():
+        sched = schedules.as_lr_scheduler(schedules.warmup(schedules.constant(0.5), 10))
+        return topt.create("lars", lr_scheduler=sched, momentum=0.9, eta=0.01, **COMMON)
+    one = _train_on_kvstore(lars(), contexts=[mx.cpu(0)], update_on_kvstore=False,
+                            single_parameter=True)
+    two = _train_on_kvstore(lars(), update_on_kvstore=False, single_parameter=True)
+    assert_same_weights(two, one, single_parameter=True)

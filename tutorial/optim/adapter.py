@@ -73,7 +73,7 @@ class ChainOptimizer(mx.optimizer.Optimizer):
         super().__init__(learning_rate=learning_rate, lr_scheduler=lr_scheduler, wd=wd,
                          rescale_grad=rescale_grad, clip_gradient=clip_gradient, **kwargs)
         self.aggregate_num = 0          # the Updater hands us one parameter at a time
-        self._previous_lr = {}          # index -> scheduler lr at its previous update
+        self._previous_lr = {}          # (device, index) -> scheduler lr at previous update
 
     def chain(self):
         """The transformations of this optimizer, in order (see transforms.py)."""
@@ -89,11 +89,12 @@ class ChainOptimizer(mx.optimizer.Optimizer):
             return self.param_dict[index].name
         return str(index)
 
-    def _step(self, index, grad):
+    def _step(self, index, weight, grad):
         self._update_count(index)
         base_lr = self.learning_rate
-        previous = self._previous_lr.get(index, base_lr)
-        self._previous_lr[index] = base_lr
+        key = (weight.context.device_id, index)      # one copy per device, as MXNet counts
+        previous = self._previous_lr.get(key, base_lr)
+        self._previous_lr[key] = base_lr
         return Step(lr=self._get_lr(index), wd=self._get_wd(index),
                     t=self._index_update_count[index], clip_gradient=self.clip_gradient,
                     rescale_grad=self.rescale_grad, raw_grad=grad,
@@ -101,7 +102,7 @@ class ChainOptimizer(mx.optimizer.Optimizer):
                     lr_ratio=base_lr / previous if previous else 1.0)
 
     def update(self, index, weight, grad, state):
-        step = self._step(index, grad)
+        step = self._step(index, weight, grad)
         chain = self.chain()
         with mx.engine.bulk(4 * len(chain) + 2):    # one engine push for the chain's ops
             u = grad * self.rescale_grad
