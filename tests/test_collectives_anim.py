@@ -87,3 +87,8 @@ def test_node_count_and_algorithm_pick_resize_the_step_slider(model):
     c["pick"].value = "butterfly"
     assert c["step"].max == 4 and len(widget.panels.children) == 1
     assert "play" in c["play"]._dom_classes[0] and c["step"]._dom_classes == ("allreduce-step",)
+
+
+def test_a_node_count_without_frames_is_a_clear_error(model):
+    with pytest.raises(ValueError, match="nodes=1 has no frames: choose from 2 to 16"):
+        anim.allreduce_animation(model, nodes=1)

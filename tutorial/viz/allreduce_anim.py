@@ -111,6 +111,9 @@ def allreduce_animation(model=None, nodes=7):
     model = build_model() if model is None else model
     algorithms = sorted({a for a, _ in model}, key=ALGORITHMS.index)
     counts = sorted({n for _, n in model})
+    if nodes not in counts:
+        raise ValueError(f"nodes={nodes!r} has no frames: choose from {counts[0]} to "
+                         f"{counts[-1]}, or build the model with that node count")
     pick = w.Dropdown(options=["all four"] + algorithms, value="all four",
                       description="algorithm")
     n_nodes = w.IntSlider(value=nodes, min=counts[0], max=counts[-1], description="nodes")
@@ -122,7 +125,7 @@ def allreduce_animation(model=None, nodes=7):
     w.jslink((play, "max"), (step, "max"))
     latency = w.FloatLogSlider(value=10, base=10, min=-1, max=3, description="latency \u00b5s")
     bandwidth = w.FloatLogSlider(value=10, base=10, min=-1, max=2, description="GB/s")
-    size = w.FloatLogSlider(value=4, base=10, min=-3, max=3, description="MB / node")
+    size = w.FloatLogSlider(value=10, base=10, min=-3, max=3, description="MB / node")
     slow = w.Dropdown(options=[("none", -1)] + [(str(i), i) for i in range(counts[-1])],
                       value=-1, description="slow node")
     slowdown = w.FloatSlider(value=4, min=1, max=10, step=0.5, description="slowdown")
