@@ -12,7 +12,7 @@ times them (``timed=True``); without those waits the phases overlap and only
 >>> check_finite(float('nan'), step=3, learning_rate=5.0)
 Traceback (most recent call last):
 ...
-tutorial.parallel.reports.TrainingDiverged: the loss became nan at step 3, so training stopped before the update. Lower the learning rate (it is 5; try 2.5 or less) and run again.
+tutorial.parallel.reports.TrainingDiverged: the loss became nan at step 3, ... Lower the learning rate (it is 5; try 2.5 or less) and run again.
 """
 
 import dataclasses

@@ -13,7 +13,7 @@ devices would leave a device with nothing to do: that is an error with the fix.
 >>> split_sizes(1, 2)
 Traceback (most recent call last):
 ...
-ValueError: cannot split a batch of 1 sample(s) over 2 devices: every device needs at least one sample. Use a batch of at least 2, or fewer devices.
+ValueError: cannot split a batch of 1 sample(s) over 2 devices: ... Use a batch of at least 2, or fewer devices.
 """
 
 import mxnet as mx
