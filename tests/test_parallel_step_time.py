@@ -11,13 +11,15 @@ def test_fit_recovers_a_known_line_and_median_communication():
     rng = np.random.default_rng(0)
     sizes = [1, 2, 4, 8, 16, 32, 64]
     comm = [2e-3, 3e-3, 2.5e-3, 9e-3, 2.2e-3, 2.8e-3, 2.6e-3]    # one outlier
-    data = [Measurement(2, b, 1e-3 + 2e-5 * b + rng.normal(0, 1e-6), c, 0.0, 0.0)
-            for b, c in zip(sizes, comm)]
+    update = [1e-3, 1.2e-3, 0.9e-3, 1.1e-3, 5e-3, 1e-3, 1.05e-3]
+    data = [Measurement(2, b, 1e-3 + 2e-5 * b + rng.normal(0, 1e-6), c, u, 0.0)
+            for b, c, u in zip(sizes, comm, update)]
     model = fit(data)
     slope, intercept = np.polyfit(sizes, [m.compute_s for m in data], 1)
     assert model.per_sample_s == pytest.approx(slope, rel=1e-6)
     assert model.fixed_s == pytest.approx(intercept, rel=1e-6)
     assert model.communication_s == pytest.approx(np.median(comm))
+    assert model.update_s == pytest.approx(np.median(update))
 
 
 def test_overlap_takes_the_max_and_no_overlap_the_sum():
@@ -27,6 +29,10 @@ def test_overlap_takes_the_max_and_no_overlap_the_sum():
     assert model.step_s(20, overlap=True) == 11.0     # compute 11 > comm 5
     assert model.hidden_from() == 8.0                 # 1 + 0.5 b = 5
     assert not model.is_hidden(7) and model.is_hidden(8)
+    with_update = StepTimeModel(fixed_s=1.0, per_sample_s=0.5, communication_s=5.0, update_s=2.0)
+    assert with_update.step_s(4, overlap=True) == 7.0     # the update never overlaps
+    assert with_update.step_s(4, overlap=False) == 10.0
+    assert with_update.communication_share(4) == 0.5
 
 
 def test_layouts_of_1024():

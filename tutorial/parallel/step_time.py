@@ -6,6 +6,7 @@ whose size does not depend on b. We measure both with our trainer and fit
 
     compute(b) = fixed + per_sample * b          (least squares over the measured b)
     communication = median measured aggregation  (the same for every b)
+    update = median measured update              (the same for every b)
 
 A framework that sends each layer's gradient as soon as backward produces it (the
 transcript's IntelCaffe, MXNet's kvstore with priorities) overlaps the two, so a step
@@ -81,16 +82,18 @@ class StepTimeModel:
     fixed_s: float            # compute time that does not grow with the batch
     per_sample_s: float       # compute time per sample on one device
     communication_s: float    # aggregating the gradients, once per step
+    update_s: float = 0.0     # the optimizer update (and broadcast), once per step
 
     def compute_s(self, b):
         return self.fixed_s + self.per_sample_s * np.asarray(b, dtype=float)
 
     def step_s(self, b, overlap=True):
-        """Step time: max(compute, comm) when they overlap, their sum when they do not."""
+        """Step time: max(compute, comm) when they overlap, their sum when they do not;
+        plus the update, which needs the aggregated gradient and so cannot overlap."""
         compute = self.compute_s(b)
         if overlap:
-            return np.maximum(compute, self.communication_s)
-        return compute + self.communication_s
+            return np.maximum(compute, self.communication_s) + self.update_s
+        return compute + self.communication_s + self.update_s
 
     def communication_share(self, b):
         """Fraction of a step (no overlap) spent communicating."""
@@ -107,14 +110,15 @@ class StepTimeModel:
 
 
 def fit(measurements):
-    """Least-squares ``compute = fixed + per_sample * b``; communication = median measured."""
+    """Least-squares ``compute = fixed + per_sample * b``; communication, update = medians."""
     b = np.array([m.per_device_batch for m in measurements], dtype=float)
     compute = np.array([m.compute_s for m in measurements])
     if len(set(b)) < 2:
         raise ValueError("fit needs measurements at two or more per-device batch sizes")
     per_sample, fixed = np.polyfit(b, compute, 1)
     comm = statistics.median(m.aggregate_s for m in measurements)
-    return StepTimeModel(float(fixed), float(per_sample), float(comm))
+    update = statistics.median(m.update_s for m in measurements)
+    return StepTimeModel(float(fixed), float(per_sample), float(comm), float(update))
 
 
 @dataclasses.dataclass(frozen=True)
