@@ -22,11 +22,24 @@ from tutorial.parallel.ps.cluster import ClusterError, check_sizes, run_cluster
 
 REPO = Path(__file__).resolve().parent.parent
 CHILD_TIMEOUT = 100   # seconds; the launcher's own timeouts inside are much shorter
+# Tests of the supervision alone run a stand-in for ps-lite's scheduler and servers (a
+# process that just waits) instead of three processes importing MXNet; the dist_sync and
+# crash tests below use the real thing.
+STAND_IN = ["-c", "import time; time.sleep(600)"]
+# cluster.py imports nothing but the standard library: children load it by its path, so
+# they do not pay for importing MXNet through tutorial.parallel's package imports.
+LOAD_CLUSTER = (
+    "import importlib.util, sys\n"
+    f"spec = importlib.util.spec_from_file_location('cluster', "
+    f"{str(REPO / 'tutorial' / 'parallel' / 'ps' / 'cluster.py')!r})\n"
+    "cluster = sys.modules['cluster'] = importlib.util.module_from_spec(spec)\n"
+    "spec.loader.exec_module(cluster)\n"
+    "ClusterError, run_cluster = cluster.ClusterError, cluster.run_cluster\n")
 
 
 def run_child(code):
     """Run ``code`` in a fresh Python; it prints one JSON line last, which we return."""
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=REPO,
+    done = subprocess.run([sys.executable, "-c", LOAD_CLUSTER + textwrap.dedent(code)], cwd=REPO,
                           capture_output=True, text=True, timeout=CHILD_TIMEOUT,
                           env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert done.returncode == 0, done.stderr[-3000:]
@@ -75,13 +88,13 @@ def test_bad_port_is_refused(port):
 def test_a_killed_worker_stops_the_whole_cluster():
     out = run_child("""
         import json
-        from tutorial.parallel.ps.cluster import ClusterError, run_cluster
         dies = ("import os, signal, time\\n"
                 "if os.environ['TUTORIAL_PS_WORKER_INDEX'] == '1':\\n"
                 "    print('step 3', flush=True); os.kill(os.getpid(), signal.SIGKILL)\\n"
                 "time.sleep(600)")
         try:
-            run_cluster(["-c", dies], num_workers=2, num_servers=1, timeout=60)
+            run_cluster(["-c", dies], num_workers=2, num_servers=1, timeout=60,
+                        server_argv=["-c", "import time; time.sleep(600)"])
             print(json.dumps({"raised": False}))
         except ClusterError as e:
             print(json.dumps({"raised": True, "message": str(e), "pids": e.pids}))
@@ -95,10 +108,10 @@ def test_a_killed_worker_stops_the_whole_cluster():
 def test_a_cluster_that_hangs_is_stopped_at_its_timeout():
     out = run_child("""
         import json
-        from tutorial.parallel.ps.cluster import ClusterError, run_cluster
         hang = "print('step 1', flush=True); import time; time.sleep(600)"
         try:
-            run_cluster(["-c", hang], num_workers=1, num_servers=1, timeout=4)
+            run_cluster(["-c", hang], num_workers=1, num_servers=1, timeout=4,
+                        server_argv=["-c", "import time; time.sleep(600)"])
             print(json.dumps({"raised": False}))
         except ClusterError as e:
             print(json.dumps({"raised": True, "message": str(e), "pids": e.pids}))
@@ -166,9 +179,9 @@ HANGING_WORKER = ("import os, pathlib, time\n"
 
 
 def start_launcher_with_hanging_workers(run_dir):
-    code = (f"from tutorial.parallel.ps.cluster import run_cluster\n"
+    code = (LOAD_CLUSTER +
             f"run_cluster(['-c', {HANGING_WORKER!r}], num_workers=2, timeout=300, "
-            f"run_dir={str(run_dir)!r})")
+            f"run_dir={str(run_dir)!r}, server_argv={STAND_IN!r})")
     launcher = subprocess.Popen([sys.executable, "-c", code], cwd=REPO,
                                 env=dict(os.environ, PYTHONPATH=str(REPO)),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -199,3 +212,8 @@ def test_workers_die_when_the_launcher_is_interrupted_or_killed(tmp_path, how):
     finally:
         launcher.kill()
     assert wait_until_gone(pids), f"worker processes {pids} outlived the launcher"
+
+
+def test_worker_argv_must_be_a_list_of_strings():
+    with pytest.raises(ValueError, match="worker_argv must be a list of strings"):
+        run_cluster("-m tutorial.parallel.ps.worker", num_workers=1)

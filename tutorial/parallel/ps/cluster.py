@@ -222,7 +222,7 @@ def _read_result(run_dir, index):
 
 
 def run_cluster(worker_argv, num_workers=2, num_servers=1, timeout=120.0, port=None,
-                run_dir=None, worker_env=None, poll=0.1):
+                run_dir=None, worker_env=None, poll=0.1, server_argv=SERVER_ARGV):
     """Start a scheduler, ``num_servers`` servers and ``num_workers`` workers; wait for them.
 
     ``worker_argv``: what follows ``python -u`` for each worker, e.g.
@@ -231,9 +231,14 @@ def run_cluster(worker_argv, num_workers=2, num_servers=1, timeout=120.0, port=N
     ``worker{i}.json`` there; lines it prints as ``step N ...`` tell error messages how far
     it got. Returns a :class:`ClusterResult` when every worker exited with code 0; stops
     every process and raises :class:`ClusterError` otherwise. Every process is stopped
-    before this returns, also on an exception or KeyboardInterrupt.
+    before this returns, also on an exception or KeyboardInterrupt. ``server_argv`` runs
+    the scheduler and the servers (tests replace ps-lite by a stand-in to check the
+    supervision alone).
     """
     check_sizes(num_workers, num_servers)
+    if isinstance(worker_argv, str) or not all(isinstance(a, str) for a in worker_argv):
+        raise ValueError(f"worker_argv must be a list of strings such as ['-m', "
+                         f"'tutorial.parallel.ps.worker', ...], got {worker_argv!r}")
     if not timeout or timeout <= 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     if port is None:
@@ -245,8 +250,8 @@ def run_cluster(worker_argv, num_workers=2, num_servers=1, timeout=120.0, port=N
     extra = dict(worker_env or {}, TUTORIAL_PS_OUT_DIR=str(run_dir))
     nodes, group, start = [], 0, time.monotonic()
     try:
-        plan = [("scheduler", 0, SERVER_ARGV, {})]
-        plan += [("server", i, SERVER_ARGV, {}) for i in range(num_servers)]
+        plan = [("scheduler", 0, tuple(server_argv), {})]
+        plan += [("server", i, tuple(server_argv), {}) for i in range(num_servers)]
         plan += [("worker", i, tuple(worker_argv), dict(extra, TUTORIAL_PS_WORKER_INDEX=str(i)))
                  for i in range(num_workers)]
         for role, index, argv, more in plan:

@@ -26,7 +26,7 @@ from typing import List, Optional
 
 import numpy as np
 
-from tutorial.parallel.ps.cluster import run_cluster
+from tutorial.parallel.ps.cluster import ClusterError, run_cluster
 from tutorial.parallel.ps.digits_job import train
 
 KVSTORES = ("dist_sync", "dist_async", "dist_device_sync")
@@ -54,6 +54,10 @@ def train_on_cluster(job, kvstore="dist_sync", num_workers=2, num_servers=1, tim
                        timeout=timeout, port=port, run_dir=run_dir)
     runs = []
     for w in done.workers:
+        if w.result is None:
+            tail = "\n".join(w.log.strip().splitlines()[-5:])
+            raise ClusterError(f"worker {w.index} exited normally but wrote no result to "
+                               f"{done.run_dir}; the end of its log:\n{tail}")
         with np.load(done.run_dir / f"worker{w.index}.npz") as npz:
             params = [npz[f"arr_{i}"] for i in range(len(npz.files))]
         r = w.result
