@@ -61,6 +61,26 @@ def measure(data, solutions, eps=1e-3):
     return reports
 
 
+def curvature_along_training(data, batch_size, lr, measure_at, schedule=None, seed=0):
+    """Train one model; at steps ``measure_at`` return ``(step, training loss, lambda_max)``.
+
+    ``lr`` and ``schedule`` as in :func:`tutorial.largebatch.runs.train_family`. Compare
+    lambda_max with 2 (1 + momentum) / lr, the largest curvature that heavy-ball momentum
+    at rate lr survives on a quadratic.
+    """
+    train = MLPLoss(data.X_train, data.y_train, data.X_train.shape[1])
+    captured = {}
+
+    def grab(step, net):
+        if step in measure_at:
+            captured[step] = [p.data().asnumpy() for p in net.member_params(0)]
+
+    train_family(data, batch_size, [lr], schedule=schedule, max_steps=max(measure_at) or 1,
+                 seed=seed, stop="never", targets=(1.0,), on_step=grab)
+    return [(step, train(params)[0], top_hessian_eigenvalue(params, train))
+            for step, params in sorted(captured.items())]
+
+
 def interpolation_curves(data, params_a, params_b, alphas):
     """Train loss and validation accuracy along (1 - alpha) a + alpha b: two arrays."""
     train = MLPLoss(data.X_train, data.y_train, data.X_train.shape[1])

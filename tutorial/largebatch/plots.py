@@ -18,9 +18,11 @@ def steps_vs_batch(points, targets, fits, ax=None):
             ax.loglog(grid, fit.steps(grid), "-", color=colour, alpha=0.7,
                       label=f"fit: S_min={fit.s_min:.0f}, B_crit={fit.b_crit:.0f}")
             ax.axvline(fit.b_crit, color=colour, ls=":", alpha=0.6)
-    if points and points[0].steps[targets[0]]:
-        s0 = points[0].steps[targets[0]]
-        ax.loglog(grid, s0 * B_all[0] / grid, "k--", alpha=0.4, label="perfect scaling (S ~ 1/B)")
+    if points and points[0].steps[targets[-1]]:
+        s0 = points[0].steps[targets[-1]]
+        floor = min(s for p in points for s in p.steps.values() if s) / 2
+        line = grid[s0 * B_all[0] / grid >= floor]
+        ax.loglog(line, s0 * B_all[0] / line, "k--", alpha=0.4, label="perfect scaling (S ~ 1/B)")
     ax.set_xlabel("batch size B")
     ax.set_ylabel("steps to target (best lr of the grid)")
     ax.legend(fontsize=8)

@@ -59,6 +59,9 @@ def sharpness(params, loss_and_grads, eps=1e-3, steps=20, seed=0):
 def top_hessian_eigenvalue(params, loss_and_grads, iterations=20, h=1e-3, seed=0):
     """Largest eigenvalue of the Hessian of f at ``params``, by power iteration.
 
+    Power iteration finds the eigenvalue of largest *magnitude*: near a minimum that is the
+    largest positive one; far from it a strongly negative one can come out.
+
     Hessian-vector products come from central differences of gradients,
     H v ~ (grad f(x + h v) - grad f(x - h v)) / (2 h) with |v| = 1. Unlike phi, this
     measures curvature only: a point that is not yet a minimum (gradient not zero) does
