@@ -9,7 +9,8 @@ from mxnet import autograd, gluon
 
 from tutorial.optim import schedules
 from tutorial.optim.scaling import (linear_scaled_lr, make_trainer, momentum_correction,
-                                    param_idx2name, scaled_lr, sqrt_scaled_lr, warmup_scaled)
+                                    no_decay_on_biases, param_idx2name, scaled_lr,
+                                    sqrt_scaled_lr, warmup_scaled)
 
 
 def test_rules_match_hand_worked_numbers():
@@ -136,3 +137,28 @@ def test_make_trainer_wants_one_of_lr_or_schedule():
                      schedule=schedules.constant(0.1))
     with pytest.raises(ValueError, match="exactly one of learning_rate"):
         make_trainer(net.collect_params(), "sgd")
+
+
+def _decay_one_step(exclude):
+    net = _net()
+    params = net.collect_params()
+    for p in params.values():
+        p.set_data(mx.nd.ones(p.shape))
+    if exclude:
+        assert no_decay_on_biases(params) == ["net_dense0_bias", "net_dense1_bias"]
+    trainer = make_trainer(params, "sgd", learning_rate=1.0, wd=0.1)
+    with autograd.record():
+        loss = 0 * net(mx.nd.ones((1, 4))).sum()          # zero gradient: only decay acts
+    loss.backward()
+    trainer.step(1)
+    return {name: float(p.data().asnumpy().mean()) for name, p in params.items()}
+
+
+def test_no_decay_on_biases_where_param_idx2name_alone_does_not():
+    plain = _decay_one_step(exclude=False)
+    assert plain["net_dense0_bias"] == pytest.approx(0.9)    # names given, biases decayed
+    excluded = _decay_one_step(exclude=True)
+    assert excluded["net_dense0_bias"] == pytest.approx(1.0)
+    assert excluded["net_dense0_weight"] == pytest.approx(0.9)
+    with pytest.raises(TypeError, match="collect_params"):
+        no_decay_on_biases([1, 2])

@@ -33,6 +33,11 @@ sorted-name order (``gluon/trainer.py``: ``for key in sorted(params.keys())``), 
 :func:`param_idx2name` builds the matching map. :func:`make_trainer` does both, and
 gives a schedule through ``lr_scheduler`` only: passing ``learning_rate`` as well makes
 MXNet overwrite the scheduler's base rate, which silently breaks a warmup.
+
+**No weight decay on biases.** Goyal et al. and You et al. also leave biases and
+batch-norm gamma/beta out of weight decay. ``param_idx2name`` alone does not do that under
+a Trainer: MXNet's optimizer reads each Parameter's own ``wd_mult`` first (the Trainer
+always passes them), and that is 1. :func:`no_decay_on_biases` sets it to 0.
 """
 
 import math
@@ -114,6 +119,22 @@ def param_idx2name(params):
         return {i: p.name for i, p in enumerate(params)}
     raise TypeError(f"params must be a ParameterDict (net.collect_params()), a dict or a "
                     f"list of Parameters, got {type(params).__name__}")
+
+
+NO_DECAY_SUFFIXES = ("bias", "gamma", "beta")
+
+
+def no_decay_on_biases(params):
+    """Set ``wd_mult = 0`` on every bias, gamma and beta in ``params``; return their names."""
+    if not isinstance(params, (dict, gluon.ParameterDict)):
+        raise TypeError(f"params must be a ParameterDict (net.collect_params()) or a dict, "
+                        f"got {type(params).__name__}")
+    changed = []
+    for name in sorted(params.keys()):
+        if name.endswith(NO_DECAY_SUFFIXES):
+            params[name].wd_mult = 0.0
+            changed.append(name)
+    return changed
 
 
 def make_trainer(params, name, learning_rate=None, schedule=None, **optimizer_kw):
