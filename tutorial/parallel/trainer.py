@@ -124,9 +124,10 @@ class DataParallelTrainer:
 
     def _update_and_broadcast(self, batch_size):
         self.optimizer.rescale_grad = 1.0 / batch_size       # sum over devices / total batch
-        first = [p.list_data()[0] for p in self.params]
-        self._updater(list(range(len(self.params))),
-                      [p.list_grad()[0] for p in self.params], first)
-        for param, weight in zip(self.params, first):
+        for index, param in enumerate(self.params):
+            # one call per parameter, as a kvstore does: MXNet's engine can then run the
+            # update of one parameter while it copies the previous one to the devices
+            weight = param.list_data()[0]
+            self._updater(index, param.list_grad()[0], weight)
             for copy in param.list_data()[1:]:
                 weight.copyto(copy)
