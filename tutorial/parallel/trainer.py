@@ -11,7 +11,7 @@ exactly the gradient of the mean loss over the whole batch, so K devices with b 
 each take the same step as one device with K*b samples, also when the split is uneven.
 (Averaging per-device means instead would weigh the samples of a smaller shard more.)
 
->>> import mxnet as mx, numpy as np
+>>> import mxnet as mx
 >>> from tutorial.parallel.workload import mlp, digits_batches
 >>> net = mlp(seed=0)
 >>> trainer = DataParallelTrainer(net, [mx.cpu(0), mx.cpu(1)], learning_rate=0.1)
