@@ -116,12 +116,21 @@ def check_port(port):
                 f"launcher pick a free port.") from None
 
 
+def _find_prctl():
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl   # looked up here, not after fork
+    except (OSError, AttributeError):
+        return None                                       # not Linux: no parent-death signal
+
+
+_PRCTL = _find_prctl()
+_PR_SET_PDEATHSIG = 1
+
+
 def _die_with_parent():
     """Runs in each child before exec: the kernel kills it if the launcher dies."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def dmlc_env(role, port, num_workers, num_servers):
