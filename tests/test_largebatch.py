@@ -15,6 +15,7 @@ from tutorial.largebatch.mlp_family import MLPFamily
 from tutorial.largebatch.noise_scale import noise_scale, per_example_reference
 from tutorial.largebatch.runs import Dataset, train_family
 from tutorial.largebatch.sharpness import MLPLoss, sharpness, top_hessian_eigenvalue
+from tutorial.largebatch.sweep import batch_size_sweep
 
 
 def _toy(n=120, d=6, classes=3, seed=0):
@@ -79,6 +80,17 @@ def test_divergence_is_reported_as_divergence():
 def test_train_family_bad_input(kwargs, message):
     with pytest.raises(ValueError, match=message):
         train_family(_toy(), **kwargs)
+
+
+def test_sweep_over_seeds_keeps_the_median_seed():
+    data, lrs = _toy(), [0.05, 0.2]
+    kw = dict(targets=(0.7,), max_steps=200)
+    single = [batch_size_sweep(data, [16], lrs, seeds=(s,), **kw)[0].steps[0.7] for s in (0, 1, 2)]
+    (median,) = batch_size_sweep(data, [16], lrs, seeds=(0, 1, 2), **kw)
+    assert None not in single
+    assert median.steps[0.7] == sorted(single)[1]
+    with pytest.raises(ValueError, match="at least one seed"):
+        batch_size_sweep(data, [16], lrs, seeds=())
 
 
 def test_noise_scale_equals_per_example_numpy_reference():

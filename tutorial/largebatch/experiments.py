@@ -23,6 +23,7 @@ NOISE_LR, NOISE_BATCH = 0.05, 64                               # the run B_simpl
 def sizes(env=None):
     """How big each experiment is: fast mode (``TUTORIAL_FAST=1``) or full size."""
     return {
+        "sweep_seeds": pick((0, 1, 2), (0,), env),
         "recipe_batches": pick([16, 64, 256, 1024], [16, 128, 1024], env),
         "recipe_steps": pick(400, 250, env),
         "warmup_steps": 100,
