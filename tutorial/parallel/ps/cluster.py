@@ -31,7 +31,6 @@ import ctypes
 import dataclasses
 import json
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -41,10 +40,11 @@ import time
 from pathlib import Path
 from typing import Optional, Tuple
 
+from tutorial.parallel.ps.diagnosis import failure_message, timeout_message
+
 HOST = "127.0.0.1"
 REPO_ROOT = Path(__file__).resolve().parents[3]
 SERVER_ARGV = ("-c", "import mxnet")      # importing mxnet with DMLC_ROLE set runs the loop
-_STEP = re.compile(r"^step (\d+)\b", re.MULTILINE)
 
 
 class ClusterError(RuntimeError):
@@ -188,43 +188,6 @@ def _wait_for_exit(nodes, grace):
         time.sleep(0.05)
 
 
-def _last_line(text):
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    errors = [ln for ln in lines if "Error" in ln or "error" in ln]
-    return (errors or lines or ["(it printed nothing)"])[-1][:400]
-
-
-def _how_it_ended(code):
-    if code < 0:
-        try:
-            return f"was killed by signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"was killed by signal {-code}"
-    return f"exited with code {code}"
-
-
-def _failure_message(node, others, run_dir):
-    text = node.log()
-    steps = _STEP.findall(text)
-    when = f"after step {steps[-1]}" if steps else "before finishing its first step"
-    stopped = ", ".join(n.name for n in others) or "none"
-    return (f"{node.name} {_how_it_ended(node.popen.returncode)} {when}: {_last_line(text)}; "
-            f"the other processes ({stopped}) were stopped. Read {node.log_path} for its full "
-            f"log, fix the error it names, and run again (logs of every process are in {run_dir}).")
-
-
-def _timeout_message(nodes, timeout, run_dir):
-    waiting = []
-    for n in nodes:
-        if n.popen.poll() is None:
-            steps = _STEP.findall(n.log())
-            waiting.append(f"{n.name} ({'at step ' + steps[-1] if steps else 'no step done'})")
-    return (f"the cluster did not finish within timeout={timeout} s; still running: "
-            f"{', '.join(waiting)}. All its processes were stopped. A worker that waits forever "
-            f"usually means another process is stuck or the machine is busy: read the logs in "
-            f"{run_dir}, then pass a larger timeout or fewer steps.")
-
-
 def _read_result(run_dir, index):
     path = run_dir / f"worker{index}.json"
     return json.loads(path.read_text()) if path.is_file() else None
@@ -274,12 +237,12 @@ def run_cluster(worker_argv, num_workers=2, num_servers=1, timeout=120.0, port=N
             if failed:
                 first = failed[0]
                 _stop(nodes, group)
-                raise ClusterError(_failure_message(first, [n for n in nodes if n is not first],
+                raise ClusterError(failure_message(first, [n for n in nodes if n is not first],
                                                     run_dir), [n.popen.pid for n in nodes])
             if all(n.popen.poll() == 0 for n in workers):
                 break
             if time.monotonic() > deadline:
-                message = _timeout_message(nodes, timeout, run_dir)   # before stopping
+                message = timeout_message(nodes, timeout, run_dir)   # before stopping
                 _stop(nodes, group)
                 raise ClusterError(message, [n.popen.pid for n in nodes])
             time.sleep(poll)

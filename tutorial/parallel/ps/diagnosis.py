@@ -1,0 +1,53 @@
+r"""What went wrong in a cluster, in words a learner can act on.
+
+The launcher hands over the process that failed (or those still running at the
+deadline); these functions read their logs and say who, how, after which step, the last
+error line, and what to do. Workers report progress as lines ``step N ...``.
+
+>>> _how_it_ended(-9), _how_it_ended(1)
+('was killed by signal SIGKILL', 'exited with code 1')
+>>> _last_line("step 1\nTraceback ...\nRuntimeError: boom\n")
+'RuntimeError: boom'
+"""
+
+import re
+import signal
+
+_STEP = re.compile(r"^step (\d+)\b", re.MULTILINE)
+
+
+def _last_line(text):
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if "Error" in ln or "error" in ln]
+    return (errors or lines or ["(it printed nothing)"])[-1][:400]
+
+
+def _how_it_ended(code):
+    if code < 0:
+        try:
+            return f"was killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"
+
+
+def failure_message(node, others, run_dir):
+    text = node.log()
+    steps = _STEP.findall(text)
+    when = f"after step {steps[-1]}" if steps else "before finishing its first step"
+    stopped = ", ".join(n.name for n in others) or "none"
+    return (f"{node.name} {_how_it_ended(node.popen.returncode)} {when}: {_last_line(text)}; "
+            f"the other processes ({stopped}) were stopped. Read {node.log_path} for its full "
+            f"log, fix the error it names, and run again (logs of every process are in {run_dir}).")
+
+
+def timeout_message(nodes, timeout, run_dir):
+    waiting = []
+    for n in nodes:
+        if n.popen.poll() is None:
+            steps = _STEP.findall(n.log())
+            waiting.append(f"{n.name} ({'at step ' + steps[-1] if steps else 'no step done'})")
+    return (f"the cluster did not finish within timeout={timeout} s; still running: "
+            f"{', '.join(waiting)}. All its processes were stopped. A worker that waits forever "
+            f"usually means another process is stuck or the machine is busy: read the logs in "
+            f"{run_dir}, then pass a larger timeout or fewer steps.")
