@@ -26,7 +26,8 @@ def _call(fn, args):
 
 
 def check_step_batch(step_batch):
-    """``step_batch(num_workers, batch_per_worker)``: what each worker passes to ``trainer.step``."""
+    """``step_batch(num_workers, batch_per_worker)``: the n each worker passes to
+    ``trainer.step(n)``."""
     answers = {}
     for W, b in STEP_CASES:
         got, error = _call(step_batch, (W, b))
