@@ -42,11 +42,14 @@ LOAD_CLUSTER = (
     "ClusterError, run_cluster = cluster.ClusterError, cluster.run_cluster\n")
 
 
-def run_child(code):
-    """Run ``code`` in a fresh Python; it prints one JSON line last, which we return."""
+def run_child(code, tmp_dir):
+    """Run ``code`` in a fresh Python; it prints one JSON line last, which we return.
+
+    Its clusters keep their logs under ``tmp_dir`` (TMPDIR), not in the system's /tmp.
+    """
     done = subprocess.run([sys.executable, "-c", LOAD_CLUSTER + textwrap.dedent(code)], cwd=REPO,
                           capture_output=True, text=True, timeout=CHILD_TIMEOUT,
-                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+                          env=dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(tmp_dir)))
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -90,7 +93,7 @@ def test_bad_port_is_refused(port):
         run_cluster(["-c", "pass"], port=port)
 
 
-def test_a_killed_worker_stops_the_whole_cluster():
+def test_a_killed_worker_stops_the_whole_cluster(tmp_path):
     out = run_child("""
         import json
         dies = ("import os, signal, time\\n"
@@ -103,14 +106,14 @@ def test_a_killed_worker_stops_the_whole_cluster():
             print(json.dumps({"raised": False}))
         except ClusterError as e:
             print(json.dumps({"raised": True, "message": str(e), "pids": e.pids}))
-    """)
+    """, tmp_path)
     assert out["raised"]
     assert out["message"].startswith("worker 1 was killed by signal SIGKILL after step 3")
     assert "the other processes (scheduler, server 0, worker 0) were stopped" in out["message"]
     assert len(out["pids"]) == 4 and all_gone(out["pids"])
 
 
-def test_a_cluster_that_hangs_is_stopped_at_its_timeout():
+def test_a_cluster_that_hangs_is_stopped_at_its_timeout(tmp_path):
     out = run_child("""
         import json
         hang = "print('step 1', flush=True); import time; time.sleep(600)"
@@ -120,14 +123,14 @@ def test_a_cluster_that_hangs_is_stopped_at_its_timeout():
             print(json.dumps({"raised": False}))
         except ClusterError as e:
             print(json.dumps({"raised": True, "message": str(e), "pids": e.pids}))
-    """)
+    """, tmp_path)
     assert out["raised"]
     assert "did not finish within timeout=4 s" in out["message"]
     assert "worker 0 (at step 1)" in out["message"]
     assert all_gone(out["pids"])
 
 
-def test_dist_sync_equals_one_process_with_the_combined_batch():
+def test_dist_sync_equals_one_process_with_the_combined_batch(tmp_path):
     out = run_child("""
         import json
         import numpy as np
@@ -148,7 +151,7 @@ def test_dist_sync_equals_one_process_with_the_combined_batch():
                                                  DigitsJob(steps=1, batch_per_worker=16,
                                                            hidden=(32,), learning_rate=0.0),
                                                  num_workers=2)["params"])}))
-    """)
+    """, tmp_path)
     assert out["ranks"] == [0, 1]
     assert out["between_workers"] == 0.0          # both pulled the same weights
     assert out["vs_reference"] < 1e-5
@@ -156,7 +159,7 @@ def test_dist_sync_equals_one_process_with_the_combined_batch():
     assert out["mean_losses"] == pytest.approx(out["ref_losses"], rel=1e-5)
 
 
-def test_a_crashing_training_worker_is_reported_with_its_step():
+def test_a_crashing_training_worker_is_reported_with_its_step(tmp_path):
     out = run_child("""
         import json
         from tutorial.parallel.ps.cluster import ClusterError
@@ -169,7 +172,7 @@ def test_a_crashing_training_worker_is_reported_with_its_step():
             print(json.dumps({"raised": False}))
         except ClusterError as e:
             print(json.dumps({"raised": True, "message": str(e), "pids": e.pids}))
-    """)
+    """, tmp_path)
     assert out["raised"]
     assert out["message"].startswith("worker 1 exited with code 1 after step 2: RuntimeError: "
                                      "deliberate crash of worker 1 after step 2")
