@@ -85,8 +85,9 @@ def test_view_draws_the_stored_points(built):
     canvas = race_mod._Canvas(model.surface)
     step_slider = widget.children[2].children[1]
     step_slider.value = 5
-    i = model.lrs.index(widget.children[3].children[0].value)
-    want = canvas.svg(model, model.paths[i, 0][:, :6])
+    lr_slider, mom_slider = widget.children[3].children
+    i, j = model.lrs.index(lr_slider.value), model.momentums.index(mom_slider.value)
+    want = canvas.svg(model, model.paths[i, j][:, :6])
     assert widget.children[1].children[0].value == want
 
 

@@ -175,7 +175,8 @@ def race(model, interval_ms=80):
     w.jslink((play, "value"), (step, "value"))
     lr = w.SelectionSlider(options=model.lrs, value=model.lrs[len(model.lrs) // 2],
                            description="lr")
-    mom = w.SelectionSlider(options=model.momentums, value=model.momentums[0],
+    mom = w.SelectionSlider(options=model.momentums,   # start where momentum differs from GD
+                            value=model.momentums[len(model.momentums) // 2],
                             description="momentum")
 
     def draw(_=None):
