@@ -54,6 +54,19 @@ def test_momentum_path_matches_numpy(source, mu):
     np.testing.assert_allclose(path.points, want, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("source", ["ours", "mxnet"])
+def test_nag_path_is_the_decks_nesterov_at_the_look_ahead_point(source):
+    # deck: m <- mu m + lr g(w - mu m); w <- w - m. MXNet's nag stores u = w - mu m.
+    s, lr, mu = SURFACES["rosenbrock"], 1e-3, 0.9
+    w, m, want = np.array(s.start), np.zeros(2), []
+    for _ in range(51):
+        want.append(w - mu * m)
+        m = mu * m + lr * np.array(s.grad(*(w - mu * m)))
+        w = w - m
+    path = trajectories.run(s, _create(source, "nag", learning_rate=lr, momentum=mu), steps=50)
+    np.testing.assert_allclose(path.points, np.array(want), rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.parametrize("lr, converges", [(0.5, True), (0.95, True), (1.05, False), (1.2, False)])
 def test_gd_on_quadratic_obeys_two_over_curvature(lr, converges):
     # f = 0.05 x^2 + y^2: the largest curvature is 2, so the threshold is lr = 2/2 = 1.
