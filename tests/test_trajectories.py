@@ -6,6 +6,7 @@ import mxnet as mx
 import numpy as np
 import pytest
 
+from tutorial import optim
 from tutorial.optim import trajectories
 from tutorial.surfaces import SURFACES
 
@@ -14,9 +15,6 @@ def _create(source, name, **kw):
     """An optimizer from tutorial.optim ('ours') or MXNet's own ('mxnet')."""
     if source == "mxnet":
         return mx.optimizer.create({"momentum": "sgd"}.get(name, name), **kw)
-    optim = pytest.importorskip("tutorial.optim")
-    if not hasattr(optim, "create"):
-        pytest.skip("tutorial.optim.create is not there yet")
     return optim.create(name, **kw)
 
 
