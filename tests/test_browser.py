@@ -10,50 +10,12 @@ Without Chromium or Playwright it skips, saying why; with the CI variable set it
 instead, because ``.ci/run`` installs Chromium there.
 """
 
-import os
-import secrets
-import shutil
-import socket
-import subprocess
-import time
-import urllib.request
-from pathlib import Path
-
 import pytest
 
-from tutorial.lab import NOTEBOOKS, lab_command
+from jupyter_browser import chromium_executable, chromium_page, jupyterlab, skip_or_fail
+from tutorial.lab import NOTEBOOKS
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 NOTEBOOK = "06_allreduce.ipynb"
-ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
-
-
-def _skip_or_fail(reason):
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI is set, so this is an error: .ci/run installs chromium)")
-    pytest.skip(reason)
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_for_server(url, proc, timeout=90):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"jupyter lab exited with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=3) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.5)
-    raise TimeoutError(f"jupyter lab did not answer {url} within {timeout} s")
 
 
 def _cleared_copy(target_dir):
@@ -92,55 +54,20 @@ def _run_and_play(page, url):
 
 
 def test_play_advances_the_allreduce_animation(tmp_path):
-    if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
-        _skip_or_fail(f"Debian's chromium is not installed ({CHROMIUM}): "
-                      "apt-get install -y chromium")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _skip_or_fail("pip package playwright is not installed: pip install -e '.[test]'")
-    executable = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
-
+    executable = chromium_executable()
     root = tmp_path / "notebooks"
     root.mkdir()
     _cleared_copy(root)
-    port, token = _free_port(), secrets.token_hex(16)
-    env = dict(os.environ, TUTORIAL_FAST="1", JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
-               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"))
-    log = open(tmp_path / "lab.log", "wb")
-    proc = subprocess.Popen(lab_command(root, port=port, token=token, open_browser=False),
-                            stdout=log, stderr=subprocess.STDOUT, env=env,
-                            start_new_session=True)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        _wait_for_server(f"{base}/api/status?token={token}", proc)
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=executable, headless=True, args=FLAGS)
-            try:
-                page = browser.new_page(viewport={"width": 1500, "height": 1000})
-                try:
-                    before, after = _run_and_play(page, f"{base}/lab/tree/{NOTEBOOK}?token={token}")
-                finally:
-                    ARTIFACTS.mkdir(exist_ok=True)
-                    page.screenshot(path=str(ARTIFACTS / "06_allreduce_play.png"))
-            finally:
-                browser.close()
-        assert before == 0 and after > before
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, 15)            # the server and the kernel it started
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, 9)
-                proc.wait()
-        log.close()
+    with jupyterlab(root, tmp_path) as url:
+        with chromium_page(executable, "06_allreduce_play.png") as page:
+            before, after = _run_and_play(page, url(NOTEBOOK))
+    assert before == 0 and after > before
 
 
 def test_missing_browser_skips_here_but_fails_in_ci(monkeypatch):
     monkeypatch.delenv("CI", raising=False)
     with pytest.raises(pytest.skip.Exception, match="chromium is not installed"):
-        _skip_or_fail("Debian's chromium is not installed")
+        skip_or_fail("Debian's chromium is not installed")
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="CI is set"):
-        _skip_or_fail("Debian's chromium is not installed")
+        skip_or_fail("Debian's chromium is not installed")

@@ -8,13 +8,8 @@ import urllib.request
 
 import pytest
 
+from jupyter_browser import free_port
 from tutorial.lab import NOTEBOOKS, lab_command
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _other_address():
@@ -42,7 +37,7 @@ def test_empty_token_is_refused():
 
 
 def test_lab_server_is_local_and_needs_the_token(tmp_path):
-    port, token = _free_port(), "course-test-token"
+    port, token = free_port(), "course-test-token"
     cmd = lab_command(NOTEBOOKS, port=port, token=token, open_browser=False)
     log = open(tmp_path / "lab.log", "w")
     server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,

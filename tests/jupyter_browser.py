@@ -1,0 +1,114 @@
+"""What the browser tests share: a JupyterLab on 127.0.0.1 with a known token, and a page
+in Debian's headless Chromium driven by Playwright (no browser download).
+
+Without Chromium or Playwright a browser test skips, saying why; with the CI variable
+set it fails instead, because ``.ci/run`` installs Chromium there. Screenshots go to
+``artifacts/`` (git-ignored).
+"""
+
+import contextlib
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tutorial.lab import lab_command
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+REPO = Path(__file__).resolve().parent.parent
+ARTIFACTS = REPO / "artifacts"
+
+
+def skip_or_fail(reason):
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set, so this is an error: .ci/run installs chromium)")
+    pytest.skip(reason)
+
+
+def chromium_executable():
+    """The path of Debian's chromium, after checking Playwright is importable."""
+    executable = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
+    if executable is None:
+        skip_or_fail(f"Debian's chromium is not installed ({CHROMIUM}): "
+                     "apt-get install -y chromium")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        skip_or_fail("pip package playwright is not installed: pip install -e '.[test]'")
+    return executable
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for_server(url, proc, timeout=90):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"jupyter lab exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=3):
+                return
+        except OSError:
+            time.sleep(0.5)
+    raise TimeoutError(f"jupyter lab did not answer {url} within {timeout} s")
+
+
+@contextlib.contextmanager
+def jupyterlab(root, scratch):
+    """Serve ``root`` on 127.0.0.1 in fast mode; yields ``url(path)`` with the token in it.
+
+    ``scratch`` holds the server's runtime files and its log; the server and every
+    kernel it started are stopped on the way out.
+    """
+    port, token = free_port(), secrets.token_hex(16)
+    env = dict(os.environ, TUTORIAL_FAST="1", JUPYTER_RUNTIME_DIR=str(scratch / "runtime"),
+               JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
+                                                        os.environ.get("PYTHONPATH")])))
+    log = open(scratch / "lab.log", "wb")
+    proc = subprocess.Popen(lab_command(root, port=port, token=token, open_browser=False),
+                            stdout=log, stderr=subprocess.STDOUT, env=env,
+                            start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_for_server(f"{base}/api/status?token={token}", proc)
+        yield lambda path: f"{base}/lab/tree/{path}?token={token}"
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, 15)
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, 9)
+                proc.wait()
+        log.close()
+
+
+@contextlib.contextmanager
+def chromium_page(executable, screenshot, viewport=(1500, 1000)):
+    """A Playwright page in headless Chromium; its last view is saved to artifacts/."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, headless=True, args=FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]})
+            try:
+                yield page
+            finally:
+                ARTIFACTS.mkdir(exist_ok=True)
+                page.screenshot(path=str(ARTIFACTS / screenshot))
+        finally:
+            browser.close()
