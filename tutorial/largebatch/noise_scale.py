@@ -18,7 +18,6 @@ With b = 1 the mean runs over every example and the estimate is exact.
 
 import dataclasses
 
-import mxnet as mx
 import numpy as np
 from mxnet import autograd, gluon, nd
 
