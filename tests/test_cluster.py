@@ -26,20 +26,9 @@ CHILD_TIMEOUT = 100   # seconds; the launcher's own timeouts inside are much sho
 # process that just waits) instead of three processes importing MXNet; the dist_sync and
 # crash tests below use the real thing.
 STAND_IN = ["-c", "import time; time.sleep(600)"]
-# cluster.py and diagnosis.py import nothing but the standard library: children load them
-# by path (diagnosis under its package name, so cluster.py's import finds it), so they do
-# not pay for importing MXNet through tutorial.parallel's package imports.
-PS_DIR = REPO / "tutorial" / "parallel" / "ps"
-LOAD_CLUSTER = (
-    "import importlib.util, sys\n"
-    "def load(name, path):\n"
-    "    spec = importlib.util.spec_from_file_location(name, path)\n"
-    "    module = sys.modules[name] = importlib.util.module_from_spec(spec)\n"
-    "    spec.loader.exec_module(module)\n"
-    "    return module\n"
-    f"load('tutorial.parallel.ps.diagnosis', {str(PS_DIR / 'diagnosis.py')!r})\n"
-    f"cluster = load('cluster', {str(PS_DIR / 'cluster.py')!r})\n"
-    "ClusterError, run_cluster = cluster.ClusterError, cluster.run_cluster\n")
+# cluster.py and diagnosis.py import only the standard library (and tutorial.parallel loads
+# its MXNet parts lazily), so these children start fast.
+LOAD_CLUSTER = "from tutorial.parallel.ps.cluster import ClusterError, run_cluster\n"
 
 
 def run_child(code, tmp_dir):

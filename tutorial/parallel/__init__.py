@@ -13,12 +13,31 @@ One idea per file:
 - ``equivalence``  K devices x b samples against 1 device x K*b samples, measured
 - ``collectives``  parameter server, tree, butterfly and ring allreduce
 - ``costmodel``    the alpha-beta cost of each collective
+
+The public names below are loaded on first use (PEP 562), so that a process which needs
+only the standard-library parts (the parameter-server launcher in ``ps.cluster``) does
+not pay for importing MXNet.
 """
 
-from . import costmodel
-from .collectives import allreduce
+import importlib
 
-from tutorial.parallel.concise import GluonDataParallel, gluon_trainer  # noqa: E402,F401
-from tutorial.parallel.reports import StepReport, TrainingDiverged  # noqa: E402,F401
-from tutorial.parallel.split import split_batch, split_sizes  # noqa: E402,F401
-from tutorial.parallel.trainer import DataParallelTrainer  # noqa: E402,F401
+_PUBLIC = {
+    "allreduce": "tutorial.parallel.collectives",
+    "costmodel": None,                                   # the submodule itself
+    "GluonDataParallel": "tutorial.parallel.concise",
+    "gluon_trainer": "tutorial.parallel.concise",
+    "StepReport": "tutorial.parallel.reports",
+    "TrainingDiverged": "tutorial.parallel.reports",
+    "split_batch": "tutorial.parallel.split",
+    "split_sizes": "tutorial.parallel.split",
+    "DataParallelTrainer": "tutorial.parallel.trainer",
+}
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name):
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'tutorial.parallel' has no attribute {name!r}")
+    if _PUBLIC[name] is None:
+        return importlib.import_module(f"tutorial.parallel.{name}")
+    return getattr(importlib.import_module(_PUBLIC[name]), name)
