@@ -221,3 +221,22 @@ def test_the_documented_mxnet_bugs_are_real():
         assert not np.allclose(ours[0], theirs[0], rtol=1e-3), name
     with pytest.raises(ValueError, match="ambiguous"):
         run_ours(mx.optimizer.create("dcasgd", momentum=MU, **KW))
+
+
+@pytest.mark.parametrize("name", ["sgd", "momentum"])
+def test_momentum_correction_equals_lr_outside_the_buffer(name):
+    """Goyal et al.'s correction: with it, lr inside the buffer (MXNet's form) steps exactly
+    like v = mu*v + u, w -= lr_t*v (lr outside) across lr changes; without it, it does not."""
+    schedule = schedules.piecewise_constant([10, 20], [0.1, 0.4, 0.05])
+
+    def reference(t, w, g, v):
+        v = MU * v + clip(g) + WD * w
+        return w - schedule(t - 1) * v, v
+
+    expected = run_reference(reference, np.zeros_like)
+    kw = dict(KW, momentum=MU, lr_scheduler=schedules.as_lr_scheduler(schedule))
+    del kw["learning_rate"]
+    assert_close(run_ours(topt.create(name, momentum_correction=True, **kw)), expected)
+    kw["lr_scheduler"] = schedules.as_lr_scheduler(schedule)
+    uncorrected = run_ours(topt.create(name, **kw))
+    assert not np.allclose(uncorrected[0], expected[0], rtol=1e-3)

@@ -26,6 +26,11 @@ class TutorialSGD(ChainOptimizer):
     The deck writes w ← (1 − 2ηλ)w − η·g_B for the penalty λ·||w||²: that is this update
     with ``wd = 2λ`` (MXNet's ``wd`` multiplies w in the gradient).
 
+    ``momentum_correction=True`` (Goyal et al. 2017, §2.1) scales the buffer by
+    lr_t / lr_{t-1} when a schedule changes the rate, so the step equals the form with
+    lr outside the buffer (v = momentum·v + u, w = w − lr_t·v) at every step; MXNet's own
+    sgd has no such option, so the default is off.
+
     >>> import mxnet as mx
     >>> opt, w, g = TutorialSGD(learning_rate=0.1, wd=0.2), mx.nd.array([1.0]), mx.nd.array([0.5])
     >>> opt.update(0, w, g, opt.create_state(0, w))
@@ -33,14 +38,17 @@ class TutorialSGD(ChainOptimizer):
     0.93
     """
 
-    def __init__(self, momentum=0.0, **kwargs):
+    def __init__(self, momentum=0.0, momentum_correction=False, **kwargs):
         check_range("momentum", momentum, 0.0, 1.0, high_open=True)
         super().__init__(**kwargs)
         self.momentum = momentum
+        self.momentum_correction = bool(momentum_correction)
 
     def chain(self):
         steps = (Clip(), AddDecayedWeights(), ScaleByLr())
-        return steps + (Trace(self.momentum),) if self.momentum else steps
+        if not self.momentum:
+            return steps
+        return steps + (Trace(self.momentum, lr_corrected=self.momentum_correction),)
 
 
 @mx.optimizer.register
@@ -53,9 +61,9 @@ class TutorialMomentum(TutorialSGD):
         w = w - s
     """
 
-    def __init__(self, momentum=0.9, **kwargs):
+    def __init__(self, momentum=0.9, momentum_correction=False, **kwargs):
         check_range("momentum", momentum, 0.0, 1.0, low_open=True, high_open=True)
-        super().__init__(momentum=momentum, **kwargs)
+        super().__init__(momentum=momentum, momentum_correction=momentum_correction, **kwargs)
 
 
 @mx.optimizer.register
