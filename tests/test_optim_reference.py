@@ -240,3 +240,32 @@ def test_momentum_correction_equals_lr_outside_the_buffer(name):
     kw["lr_scheduler"] = schedules.as_lr_scheduler(schedule)
     uncorrected = run_ours(topt.create(name, **kw))
     assert not np.allclose(uncorrected[0], expected[0], rtol=1e-3)
+
+
+def test_lamb_can_leave_biases_out_of_the_trust_ratio():
+    """exclude_bias_and_norm: the bias steps as plain Adam (ratio 1), the weight as LAMB.
+
+    Given param_idx2name, MXNet's Optimizer base class already sets wd_mult = 0 for names
+    that end in neither _weight nor _gamma, so the bias gets no weight decay either."""
+    B1, B2, EPS = 0.9, 0.999, 1e-6
+
+    def reference(scaled):
+        wd = WD if scaled else 0.0
+        def update(t, w, g, state):
+            m, v = state
+            g = clip(g)
+            m, v = B1 * m + (1 - B1) * g, B2 * v + (1 - B2) * g * g
+            u = (m / (1 - B1 ** t)) / (np.sqrt(v / (1 - B2 ** t)) + EPS) + wd * w
+            ratio = np.linalg.norm(w) / np.linalg.norm(u) if scaled else 1.0
+            return w - LR * ratio * u, (m, v)
+        return update
+
+    names = {0: "dense0_weight", 1: "dense0_bias"}
+    kw = dict(KW, beta1=B1, beta2=B2, epsilon=EPS, param_idx2name=names)
+    ours = run_ours(topt.create("lamb", exclude_bias_and_norm=True, **kw))
+    zeros = lambda w: (np.zeros_like(w), np.zeros_like(w))   # noqa: E731
+    weight, _ = run_reference(reference(True), zeros)
+    _, bias = run_reference(reference(False), zeros)
+    assert_close(ours, [weight, bias], rtol=1e-4)
+    everything_scaled = run_ours(topt.create("lamb", **kw))
+    assert not np.allclose(everything_scaled[1], bias, rtol=1e-3)

@@ -63,11 +63,19 @@ class TutorialLAMB(ChainOptimizer):
         u = m̂ / (sqrt(v̂) + epsilon) + wd * w
         r1 = clip(||w||, lower_bound, upper_bound);  r2 = ||u||
         w = w - lr * (r1 / r2) * u                        (ratio 1 if r1 or r2 is 0)
+
+    MXNet's LAMB scales every array. The reference implementation used for BERT leaves
+    biases and normalisation parameters out of the layer adaptation:
+    ``exclude_bias_and_norm=True`` gives arrays named ...bias, ...gamma and ...beta ratio
+    1. Their weight decay is a separate matter: given ``param_idx2name``, MXNet's Optimizer
+    already sets wd_mult = 0 for names ending in neither _weight nor _gamma; through
+    ``gluon.Trainer`` use ``tutorial.optim.scaling.no_decay_on_biases``.
     """
     default_learning_rate = 0.001
 
     def __init__(self, beta1=0.9, beta2=0.999, epsilon=1e-6, lower_bound=None,
-                 upper_bound=None, bias_correction=True, **kwargs):
+                 upper_bound=None, bias_correction=True, exclude_bias_and_norm=False,
+                 **kwargs):
         check_range("beta1", beta1, 0.0, 1.0, high_open=True)
         check_range("beta2", beta2, 0.0, 1.0, high_open=True)
         check_range("epsilon", epsilon, 0.0)
@@ -78,9 +86,11 @@ class TutorialLAMB(ChainOptimizer):
         self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
         self.lower_bound, self.upper_bound = lower_bound, upper_bound
         self.bias_correction = bool(bias_correction)
+        self.exclude_bias_and_norm = bool(exclude_bias_and_norm)
 
     def chain(self):
         correction = "moments" if self.bias_correction else "none"
         return (Clip(), ScaleByAdam(self.beta1, self.beta2, self.epsilon, correction),
-                AddDecayedWeights(), LambTrustRatio(self.lower_bound, self.upper_bound),
+                AddDecayedWeights(),
+                LambTrustRatio(self.lower_bound, self.upper_bound, self.exclude_bias_and_norm),
                 ScaleByLr())

@@ -59,14 +59,20 @@ class LarsTrustRatio(NamedTuple):
 
 
 class LambTrustRatio(NamedTuple):
-    """u <- u · r1 / r2 with r1 = clip(||w||, lower, upper), r2 = ||u|| (1 when either is 0)."""
+    """u <- u · r1 / r2 with r1 = clip(||w||, lower, upper), r2 = ||u|| (1 when either is 0).
+
+    With ``skip_bias_and_norm`` layers named ...bias, ...gamma or ...beta keep ratio 1.
+    """
     lower_bound: Optional[float] = None
     upper_bound: Optional[float] = None
+    skip_bias_and_norm: bool = False
 
     def init(self, weight):
         return ()
 
     def update(self, u, state, weight, step):
+        if self.skip_bias_and_norm and step.name.endswith(NOT_SCALED_SUFFIXES):
+            return u
         r1 = _norm(weight)
         if self.lower_bound:
             r1 = mx.nd.maximum(r1, self.lower_bound)
