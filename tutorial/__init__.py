@@ -3,6 +3,7 @@
 Subpackages, one idea per file:
 
 - ``tutorial.config``   fast mode, read from ``TUTORIAL_FAST`` in one place
+- ``tutorial.validate`` the one range and count checker for arguments
 - ``tutorial.devices``  GPUs MXNet can really use, and CPU contexts that stand in for them
 - ``tutorial.data``     offline data sets with checksums
 - ``tutorial.optim``    optimizers as small transformations, schedules, the Gluon adapter

@@ -28,26 +28,7 @@ warmup schedules).
 import mxnet as mx
 
 from tutorial.optim.transforms import Step
-
-
-def check_range(name, value, low=None, high=None, low_open=False, high_open=False):
-    """Raise ValueError, saying which range is allowed, unless ``low <= value <= high``.
-
-    >>> check_range("momentum", 0.9, 0.0, 1.0, high_open=True)
-    >>> check_range("momentum", 1.5, 0.0, 1.0, high_open=True)
-    Traceback (most recent call last):
-    ...
-    ValueError: momentum=1.5 is out of range: use a number in [0.0, 1.0).
-    """
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if ok and low is not None:
-        ok = value > low if low_open else value >= low
-    if ok and high is not None:
-        ok = value < high if high_open else value <= high
-    if not ok:
-        interval = "%s%s, %s%s" % ("(" if low_open else "[", "-inf" if low is None else low,
-                                   "inf" if high is None else high, ")" if high_open else "]")
-        raise ValueError("%s=%r is out of range: use a number in %s." % (name, value, interval))
+from tutorial.validate import check_range  # noqa: F401  (re-exported for the optimizers)
 
 
 class ChainOptimizer(mx.optimizer.Optimizer):
