@@ -8,12 +8,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: lab slides test execute-notebooks bench selfcheck clean-venv help
+.PHONY: lab slides test test-numerics execute-notebooks bench selfcheck clean-venv help
 
 help:
 	@echo "make lab                open the course in JupyterLab (127.0.0.1, token on)"
 	@echo "make slides             open the instructor's deck (slides/) in JupyterLab; Alt+R presents"
-	@echo "make test               unit tests, doctests and nbval over every notebook (fast mode)"
+	@echo "make test               unit tests, doctests and nbval over every notebook (fast mode),"
+	@echo "                        then nbval again under a second numeric configuration"
+	@echo "make test-numerics      nbval under a third numeric configuration"
 	@echo "make selfcheck          check this machine: versions, devices, one real training run"
 	@echo "make execute-notebooks  re-run every notebook in fast mode and store its outputs"
 	@echo "make bench              run the benchmarks (ratios against MXNet in the same process)"
@@ -35,11 +37,27 @@ slides: $(STAMP)
 selfcheck: $(STAMP)
 	$(BIN)/python -m tutorial.check
 
-# Unit tests and doctests, then nbval over every notebook and the slides, in fast mode.
+# Numeric configurations other than the machine's own. Each setting changes MXNet's
+# numerics on our machines (tests/README.md and tests/test_numeric_configs.py); the
+# notebooks' compared outputs must not move.
+# The storage-fallback variable only silences the log MXNet prints with oneDNN off.
+NUMERIC_ALT   := MXNET_MKLDNN_ENABLED=0 OPENBLAS_CORETYPE=SandyBridge OMP_NUM_THREADS=1 \
+                 MXNET_STORAGE_FALLBACK_LOG_VERBOSE=0
+NUMERIC_THIRD := DNNL_MAX_CPU_ISA=AVX2 OMP_NUM_THREADS=2
+NBVAL := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q --nbval notebooks slides \
+         --sanitize-with tests/nbval_sanitize.cfg
+
+# Unit tests and doctests, then nbval over every notebook and the slides, in fast mode:
+# once as the machine is, once under NUMERIC_ALT.
 test: $(STAMP)
 	TUTORIAL_FAST=1 $(BIN)/python -m pytest -q tests --doctest-modules tutorial
-	TUTORIAL_FAST=1 $(BIN)/python -m pytest -q --nbval notebooks slides \
-	    --sanitize-with tests/nbval_sanitize.cfg
+	$(NBVAL)
+	@echo "== nbval again under $(NUMERIC_ALT)"
+	env $(NUMERIC_ALT) $(NBVAL)
+
+# A third numeric configuration, for changes that touch many notebooks.
+test-numerics: $(STAMP)
+	env $(NUMERIC_THIRD) $(NBVAL)
 
 # The committed outputs come from this run (see tests/README.md).
 execute-notebooks: $(STAMP)
