@@ -47,7 +47,7 @@ _REFUSED = (
 def gluon_trainer(net, devices, optimizer="sgd", kvstore="device", update_on_kvstore=None,
                   **optimizer_params):
     """A ``gluon.Trainer`` for ``net`` replicated on ``devices``, with a clear NCCL check."""
-    devices = check_devices(list(devices))
+    devices = check_devices(devices)
     if isinstance(kvstore, str):
         check_aggregation(kvstore)
     net.collect_params().reset_ctx(devices)
@@ -75,7 +75,7 @@ class GluonDataParallel:
     def __init__(self, net, devices, optimizer="sgd", kvstore="device", update_on_kvstore=None,
                  loss=None, **optimizer_params):
         self.net = net
-        self.devices = check_devices(list(devices))
+        self.devices = check_devices(devices)
         self.loss_fn = loss or gluon.loss.SoftmaxCrossEntropyLoss()
         self.trainer = gluon_trainer(net, self.devices, optimizer, kvstore, update_on_kvstore,
                                      **optimizer_params)

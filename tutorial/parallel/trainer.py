@@ -88,7 +88,7 @@ class DataParallelTrainer:
     def __init__(self, net, devices, optimizer="sgd", aggregation="device", loss=None,
                  **optimizer_params):
         self.net = net
-        self.devices = check_devices(list(devices))
+        self.devices = check_devices(devices)
         self.loss_fn = loss or gluon.loss.SoftmaxCrossEntropyLoss()
         self.params = [p for p in net.collect_params().values() if p.grad_req != "null"]
         replicate(self.params, self.devices)                                  # step 1
