@@ -23,6 +23,10 @@ import mxnet as mx
 import numpy as np
 from mxnet import autograd, gluon
 
+from tutorial.batch_checks import check_features, check_labels, net_shape
+from tutorial.optim.options import check_optimizer_options
+from tutorial.validate import check_count
+
 
 @dataclasses.dataclass
 class History:
@@ -56,6 +60,34 @@ def _check_data(X, y, what):
                          f"{len(X)} rows and {len(y)} labels")
 
 
+def _classes(net, X, ctx):
+    """How many classes the net scores: from its last layer, else from one sample's output."""
+    classes = net_shape(net)[2]
+    if classes is None:
+        try:
+            with autograd.predict_mode():
+                classes = net(mx.nd.array(X[:1], ctx=ctx)).shape[-1]
+        except mx.base.MXNetError as error:
+            first = str(error).strip().splitlines()[0][:300]
+            raise ValueError(f"the net cannot take samples of shape {tuple(X.shape[1:])}: "
+                             f"{first}. Check the net's first layer against X.") from error
+    return classes
+
+
+def _check_inputs(net, X_train, y_train, X_val, y_val, ctx):
+    """Rows that fit the net and labels that are its classes, before any training."""
+    _check_data(X_train, y_train, "training data")
+    _check_data(X_val, y_val, "validation data")
+    for X in (X_train, X_val):
+        check_features(net, X)
+    classes = _classes(net, X_train, ctx)
+    for y, what in ((y_train, "training"), (y_val, "validation")):
+        try:
+            check_labels(y, classes)
+        except ValueError as error:
+            raise ValueError(f"{what} labels: {error}") from None
+
+
 def fit(net, X_train, y_train, X_val, y_val, epochs, learning_rate=0.1, batch_size=64,
         momentum=0.9, wd=0.0, clip_gradient=None, augment=None, early_stopping=None,
         seed=0, ctx=None, on_epoch=None):
@@ -67,20 +99,20 @@ def fit(net, X_train, y_train, X_val, y_val, epochs, learning_rate=0.1, batch_si
                     best weights are restored when it stops and when the epochs run out.
     on_epoch:       ``f(history)`` called after each epoch (to print or plot live).
     """
-    _check_data(X_train, y_train, "training data")
-    _check_data(X_val, y_val, "validation data")
-    if not isinstance(epochs, int) or epochs < 1:
-        raise ValueError(f"epochs must be a whole number >= 1, got {epochs!r}")
+    epochs = check_count("epochs", epochs)
+    batch_size = check_count("batch_size", batch_size, what="samples per minibatch")
+    options = {"learning_rate": learning_rate, "momentum": momentum, "wd": wd}
+    if clip_gradient is not None:
+        options["clip_gradient"] = clip_gradient
+    options = check_optimizer_options("sgd", options)
     ctx = ctx or mx.cpu()
+    _check_inputs(net, X_train, y_train, X_val, y_val, ctx)
     rng = np.random.default_rng(seed)                      # minibatch order, augmentation
     # Masks come from MXNet's generator, seeded with a number *derived* from seed: had we
     # used seed itself, and the caller initialised with mx.random.seed(seed), the first
     # DropConnect mask would repeat the uniform draws behind the Xavier weights and keep
     # exactly the positive ones (we saw training blow up that way).
     mx.random.seed(int(rng.integers(2**31 - 1)))
-    options = {"learning_rate": learning_rate, "momentum": momentum, "wd": wd}
-    if clip_gradient is not None:
-        options["clip_gradient"] = clip_gradient
     trainer = gluon.Trainer(net.collect_params(), "sgd", options)
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     history = History()

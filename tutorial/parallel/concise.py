@@ -30,11 +30,14 @@ import time
 
 from mxnet import gluon
 
+from tutorial.batch_checks import check_batch, check_outputs
 from tutorial.devices import check_devices
+from tutorial.optim.options import check_optimizer_options
 from tutorial.parallel.aggregation import check_aggregation
 from tutorial.parallel.reports import StepReport, check_finite
 from tutorial.parallel.split import split_batch
-from tutorial.parallel.trainer import _Clock, forward_backward, loss_and_accuracy
+from tutorial.parallel.trainer import (_Clock, forward_backward, loss_and_accuracy,
+                                       make_optimizer)
 
 _REFUSED = (
     "{call} refused: this gluon.Trainer has update_on_kvstore=True (MXNet's default with "
@@ -48,6 +51,10 @@ def gluon_trainer(net, devices, optimizer="sgd", kvstore="device", update_on_kvs
                   **optimizer_params):
     """A ``gluon.Trainer`` for ``net`` replicated on ``devices``, with a clear NCCL check."""
     devices = check_devices(devices)
+    if isinstance(optimizer, str):       # gluon.Trainer builds it, with its param_dict
+        optimizer_params = check_optimizer_options(optimizer, optimizer_params)
+    else:
+        optimizer = make_optimizer(optimizer, optimizer_params)
     if isinstance(kvstore, str):
         check_aggregation(kvstore)
     net.collect_params().reset_ctx(devices)
@@ -91,9 +98,11 @@ class GluonDataParallel:
         return self.trainer.learning_rate
 
     def step(self, X, y, timed=True):
+        labels = check_batch(self.net, self.loss_fn, X, y)
         clock = _Clock(timed)
         shards = split_batch(X, y, self.devices)
         outputs, losses = forward_backward(self.net, self.loss_fn, shards)
+        check_outputs(labels, outputs)
         loss, accuracy = loss_and_accuracy(outputs, losses, shards)
         check_finite(loss, self.steps_done + 1, self.learning_rate)
         compute_s = clock.lap()
