@@ -25,6 +25,8 @@ from mxnet import autograd, gluon
 
 from tutorial.batch_checks import check_features, check_labels, net_shape
 from tutorial.optim.options import check_optimizer_options
+from tutorial.parallel.finite import check_loss, check_parameters
+from tutorial.parallel.reports import TrainingDiverged
 from tutorial.validate import check_count
 
 
@@ -88,6 +90,21 @@ def _check_inputs(net, X_train, y_train, X_val, y_val, ctx):
             raise ValueError(f"{what} labels: {error}") from None
 
 
+def _checked_loss(loss, params, step, learning_rate, history):
+    """The minibatch's mean loss, after checking it, the gradients and the weights.
+
+    Raises :class:`TrainingDiverged` before the update when one is NaN or infinite; the
+    error's ``history`` holds the epochs completed so far.
+    """
+    try:
+        value = check_loss(float(loss.mean().asscalar()), params, step, learning_rate)
+        check_parameters(params, step, learning_rate)
+    except TrainingDiverged as error:
+        error.history = history
+        raise
+    return value
+
+
 def fit(net, X_train, y_train, X_val, y_val, epochs, learning_rate=0.1, batch_size=64,
         momentum=0.9, wd=0.0, clip_gradient=None, augment=None, early_stopping=None,
         seed=0, ctx=None, on_epoch=None):
@@ -98,6 +115,12 @@ def fit(net, X_train, y_train, X_val, y_val, epochs, learning_rate=0.1, batch_si
     early_stopping: a :class:`tutorial.nn.EarlyStopping` fed the validation accuracy; the
                     best weights are restored when it stops and when the epochs run out.
     on_epoch:       ``f(history)`` called after each epoch (to print or plot live).
+
+    A run that diverges stops with :class:`~tutorial.parallel.reports.TrainingDiverged`
+    at the first minibatch (``step``, counted over all epochs) whose loss, gradient or
+    weight is NaN or infinite, before that update; ``error.history`` has the curves so far.
+    Bad input (rows that do not fit the net, labels that are not its classes, settings
+    out of range) is a ValueError before any training.
     """
     epochs = check_count("epochs", epochs)
     batch_size = check_count("batch_size", batch_size, what="samples per minibatch")
@@ -115,7 +138,8 @@ def fit(net, X_train, y_train, X_val, y_val, epochs, learning_rate=0.1, batch_si
     mx.random.seed(int(rng.integers(2**31 - 1)))
     trainer = gluon.Trainer(net.collect_params(), "sgd", options)
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-    history = History()
+    params = [p for p in net.collect_params().values() if p.grad_req != "null"]
+    history, step = History(), 0
     for _ in range(epochs):
         order = rng.permutation(len(X_train))
         losses = []
@@ -126,15 +150,14 @@ def fit(net, X_train, y_train, X_val, y_val, epochs, learning_rate=0.1, batch_si
             with autograd.record():
                 loss = loss_fn(net(xb), yb)
             loss.backward()
+            step += 1
+            losses.append(_checked_loss(loss, params, step, options["learning_rate"], history))
             trainer.step(len(idx))
-            losses.append(float(loss.mean().asscalar()))
         history.train_loss.append(float(np.mean(losses)))
         history.train_acc.append(accuracy(net, X_train, y_train, ctx=ctx))
         history.val_acc.append(accuracy(net, X_val, y_val, ctx=ctx))
         if on_epoch is not None:
             on_epoch(history)
-        if not np.isfinite(history.train_loss[-1]):
-            break                                          # diverged: nothing more to learn
         if early_stopping is not None and early_stopping.step(history.val_acc[-1], net):
             history.stopped_epoch = history.epochs
             break

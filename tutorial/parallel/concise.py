@@ -34,7 +34,8 @@ from tutorial.batch_checks import check_batch, check_outputs
 from tutorial.devices import check_devices
 from tutorial.optim.options import check_optimizer_options
 from tutorial.parallel.aggregation import check_aggregation
-from tutorial.parallel.reports import StepReport, check_finite
+from tutorial.parallel.finite import check_loss, check_parameters
+from tutorial.parallel.reports import StepReport
 from tutorial.parallel.split import split_batch
 from tutorial.parallel.trainer import (_Clock, forward_backward, loss_and_accuracy,
                                        make_optimizer)
@@ -76,7 +77,8 @@ class GluonDataParallel:
     """The same steps as ``DataParallelTrainer``, with ``gluon.Trainer`` doing 3 and 4.
 
     Reports the kvstore's work (aggregation, and the update too when it runs on the
-    kvstore) as ``aggregate_s``.
+    kvstore) as ``aggregate_s``. Before ``trainer.step`` it checks every device's
+    gradients and the weights for NaN and infinities (one number read back per step).
     """
 
     def __init__(self, net, devices, optimizer="sgd", kvstore="device", update_on_kvstore=None,
@@ -87,6 +89,7 @@ class GluonDataParallel:
         self.trainer = gluon_trainer(net, self.devices, optimizer, kvstore, update_on_kvstore,
                                      **optimizer_params)
         self.trainer._init_kvstore()   # decide update_on_kvstore now, so we can report it
+        self.params = [p for p in net.collect_params().values() if p.grad_req != "null"]
         self.steps_done = 0
 
     @property
@@ -104,7 +107,8 @@ class GluonDataParallel:
         outputs, losses = forward_backward(self.net, self.loss_fn, shards)
         check_outputs(labels, outputs)
         loss, accuracy = loss_and_accuracy(outputs, losses, shards)
-        check_finite(loss, self.steps_done + 1, self.learning_rate)
+        check_loss(loss, self.params, self.steps_done + 1, self.learning_rate)
+        check_parameters(self.params, self.steps_done + 1, self.learning_rate, all_devices=True)
         compute_s = clock.lap()
         self.trainer.step(len(X))                   # the TOTAL batch, not the per-device one
         aggregate_s = clock.lap()

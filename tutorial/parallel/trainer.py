@@ -30,7 +30,8 @@ from tutorial.batch_checks import check_batch, check_outputs
 from tutorial.devices import check_devices
 from tutorial.optim.options import check_optimizer, check_optimizer_options
 from tutorial.parallel.aggregation import make_aggregator
-from tutorial.parallel.reports import StepReport, check_finite
+from tutorial.parallel.finite import check_loss, check_parameters
+from tutorial.parallel.reports import StepReport
 from tutorial.parallel.split import split_batch
 
 
@@ -115,7 +116,10 @@ class DataParallelTrainer:
         return self.optimizer.learning_rate
 
     def step(self, X, y, timed=True):
-        """One synchronous step on the batch ``(X, y)``; raises if the loss is not finite.
+        """One synchronous step on the batch ``(X, y)``.
+
+        Raises :class:`TrainingDiverged` before the update when the loss, a summed
+        gradient or a weight is NaN or infinite (``update_s`` includes that check).
 
         ``X`` must fit the net's first layer and ``y`` hold class indices of its outputs
         (for a classification loss): a ValueError with the fix otherwise.
@@ -126,10 +130,11 @@ class DataParallelTrainer:
         outputs, losses = forward_backward(self.net, self.loss_fn, shards)    # step 2
         check_outputs(labels, outputs)
         loss, accuracy = loss_and_accuracy(outputs, losses, shards)
-        check_finite(loss, self.steps_done + 1, self.learning_rate)
+        check_loss(loss, self.params, self.steps_done + 1, self.learning_rate)
         compute_s = clock.lap()
         self.aggregate([p.list_grad() for p in self.params])                  # step 3
         aggregate_s = clock.lap()
+        check_parameters(self.params, self.steps_done + 1, self.learning_rate)
         self._update_and_broadcast(len(X))                                    # step 4
         update_s = clock.lap()
         self.steps_done += 1
