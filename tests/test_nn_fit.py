@@ -6,6 +6,7 @@ import pytest
 from mxnet import gluon
 
 from tutorial.nn import Dropout, accuracy, fit
+from tutorial.parallel.reports import TrainingDiverged
 
 
 def _data(n=160, seed=0):
@@ -63,8 +64,11 @@ def test_the_augment_hook_sees_every_training_minibatch_and_the_on_epoch_hook_ev
 
 def test_a_diverging_run_stops_instead_of_training_on_nan():
     X, y = _data()
-    history = fit(_net(), X * 1e4, y, X, y, epochs=10, learning_rate=50.0, seed=0)
-    assert not np.isfinite(history.train_loss[-1]) and history.epochs < 10
+    with pytest.raises(TrainingDiverged, match=r"the loss became nan at step 5, so training "
+                                               r"stopped before the update") as error:
+        fit(_net(), X * 1e4, y, X, y, epochs=10, learning_rate=50.0, seed=0)
+    history = error.value.history                 # the epochs before the diverging one
+    assert history.epochs == 1 and np.isfinite(history.train_loss).all()
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -50,7 +50,7 @@ def test_learning_rate_scaling_rules(rule, factor):
 def test_config_errors_name_the_choices():
     with pytest.raises(ValueError, match="lr_rule must be one of none, linear, sqrt"):
         RunConfig(lr_rule="cubic")
-    with pytest.raises(ValueError, match="per_device_batch must be at least 1"):
+    with pytest.raises(ValueError, match="per_device_batch must be a whole number >= 1"):
         RunConfig(per_device_batch=0)
 
 

@@ -23,9 +23,10 @@ def test_rules_match_hand_worked_numbers():
 
 @pytest.mark.parametrize("call, message", [
     (lambda: scaled_lr("cubic", 0.1, 256, 512), "unknown scaling rule 'cubic'"),
-    (lambda: linear_scaled_lr(-0.1, 256, 512), "base_lr must be a positive number"),
-    (lambda: sqrt_scaled_lr(0.1, 0, 512), "base_batch must be a positive number"),
-    (lambda: momentum_correction(0.1, 0.0), "old_lr must be a positive number"),
+    (lambda: linear_scaled_lr(-0.1, 256, 512), r"base_lr=-0.1 is out of range: use a number "
+                                               r"in \(0.0, inf\)"),
+    (lambda: sqrt_scaled_lr(0.1, 0, 512), r"base_batch=0 is out of range"),
+    (lambda: momentum_correction(0.1, 0.0), r"old_lr=0.0 is out of range"),
     (lambda: warmup_scaled(0.1, 16, 64, warmup_steps=-1), "warmup_steps=-1: use an integer"),
 ])
 def test_bad_input_says_what_to_do(call, message):

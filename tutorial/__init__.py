@@ -4,7 +4,9 @@ Subpackages, one idea per file:
 
 - ``tutorial.config``   fast mode, read from ``TUTORIAL_FAST`` in one place
 - ``tutorial.validate`` the one range and count checker for arguments
-- ``tutorial.devices``  GPUs MXNet can really use, and CPU contexts that stand in for them
+- ``tutorial.devices``  GPUs MXNet can really use (probed once per process), and CPU
+  contexts that stand in for them
+- ``tutorial.batch_checks`` does a batch fit the net: feature count, class labels
 - ``tutorial.data``     offline data sets with checksums
 - ``tutorial.optim``    optimizers as small transformations, schedules, the Gluon adapter
 - ``tutorial.nn``       blocks written from scratch (dropout, DropConnect)

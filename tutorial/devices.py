@@ -5,6 +5,9 @@ Finding a GPU is not enough: the PyPI wheel ``mxnet-cu117`` 1.9.1 carries kernel
 compute capabilities 5.0 to 8.6 and no PTX, so on an H100 or H200 (9.0) the first
 operation fails. We probe each GPU with a tiny computation in a child process (a CUDA
 failure can abort the process that hits it) and report the reason when it fails.
+Each probe starts a Python that imports MXNet (seconds), so a process probes once and
+reuses the report: every trainer, dashboard run and ``GluonDataParallel`` after the first
+asks the cache (``gpu_report(refresh=True)`` probes again, e.g. after a driver change).
 
 Without a usable GPU, ``virtual_devices(n)`` returns n CPU contexts that stand in for
 GPUs: every data-parallel cell runs unchanged, but the timings show the overhead of
@@ -17,11 +20,14 @@ splitting and aggregating, not a speed-up.
 """
 
 import dataclasses
+import functools
 import shutil
 import subprocess
 import sys
 
 import mxnet as mx
+
+from tutorial.validate import check_count
 
 WHEEL_MAX_CAPABILITY = (8, 6)   # newest architecture in the mxnet-cu117 1.9.1 wheel
 _PROBE = ("import mxnet as mx, sys; i = int(sys.argv[1]); "
@@ -82,8 +88,19 @@ def _probe(index, timeout=120):
     return f"MXNet could not run a kernel on gpu({index}): {last[:300]}"
 
 
-def gpu_report():
-    """A :class:`GpuStatus` for every GPU the driver or MXNet knows of."""
+def gpu_report(refresh=False):
+    """A :class:`GpuStatus` for every GPU the driver or MXNet knows of.
+
+    Probed once per process; ``refresh=True`` forgets the cached report and probes again.
+    """
+    if refresh:
+        _probed_report.cache_clear()
+    return list(_probed_report())
+
+
+@functools.lru_cache(maxsize=1)
+def _probed_report():
+    """The probe itself (one child process per GPU), run once and cached: a tuple."""
     driver = {i: (name, cap) for i, name, cap in _nvidia_smi_gpus()}
     mx_count = mx.context.num_gpus()
     report = []
@@ -99,7 +116,7 @@ def gpu_report():
             if reason and _capability_reason(cap):
                 reason = _capability_reason(cap) + "; " + reason
         report.append(GpuStatus(i, name, cap, not reason, reason))
-    return report
+    return tuple(report)
 
 
 def try_all_gpus():
@@ -109,8 +126,7 @@ def try_all_gpus():
 
 def virtual_devices(n):
     """``n`` CPU contexts standing in for ``n`` GPUs (they share this machine's cores)."""
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"virtual_devices(n) needs a whole number n >= 1, got {n!r}")
+    n = check_count("n", n, what="virtual devices, e.g. virtual_devices(2)")
     return [mx.cpu(i) for i in range(n)]
 
 
@@ -120,6 +136,8 @@ def training_devices(n=None, gpus=None):
     ``n=None`` takes every usable GPU, or 2 virtual devices when there is none. Asking
     for more GPUs than the machine has is an error that says what to do instead.
     """
+    if n is not None:
+        n = check_count("n", n, what="devices to train on; n=None takes every usable GPU")
     gpus = try_all_gpus() if gpus is None else gpus
     if not gpus:
         return virtual_devices(2 if n is None else n)
@@ -134,9 +152,19 @@ def training_devices(n=None, gpus=None):
 
 
 def check_devices(devices):
-    """Raise a ValueError that names the fix if any context cannot be used."""
+    """The contexts as a list; a ValueError that names the fix if any cannot be used."""
+    if isinstance(devices, mx.Context):
+        devices = [devices]
+    if isinstance(devices, (int, str)) or not hasattr(devices, "__iter__"):
+        raise ValueError(f"devices must be a list of MXNet contexts, got {devices!r}: use "
+                         f"tutorial.devices.training_devices(n) for n devices")
+    devices = list(devices)
     if not devices:
         raise ValueError("no devices given: use tutorial.devices.training_devices()")
+    strangers = [d for d in devices if not isinstance(d, mx.Context)]
+    if strangers:
+        raise ValueError(f"{strangers[0]!r} is not an MXNet context: give contexts such as "
+                         f"mx.cpu(0) or mx.gpu(0), or use tutorial.devices.training_devices(n)")
     gpu_ids = [d.device_id for d in devices if d.device_type == "gpu"]
     if gpu_ids:
         usable = {c.device_id for c in try_all_gpus()}
@@ -148,7 +176,7 @@ def check_devices(devices):
                 f"devices that exist (it falls back to CPU contexts).")
     if len(set(devices)) != len(devices):
         raise ValueError(f"devices repeat in {devices}: give each context once")
-    return list(devices)
+    return devices
 
 
 def describe(devices):

@@ -23,6 +23,12 @@ import mxnet as mx
 import numpy as np
 from mxnet import autograd, gluon
 
+from tutorial.batch_checks import check_features, check_labels, net_shape
+from tutorial.optim.options import check_optimizer_options
+from tutorial.parallel.finite import check_loss, check_parameters
+from tutorial.parallel.reports import TrainingDiverged
+from tutorial.validate import check_count
+
 
 @dataclasses.dataclass
 class History:
@@ -56,6 +62,49 @@ def _check_data(X, y, what):
                          f"{len(X)} rows and {len(y)} labels")
 
 
+def _classes(net, X, ctx):
+    """How many classes the net scores: from its last layer, else from one sample's output."""
+    classes = net_shape(net)[2]
+    if classes is None:
+        try:
+            with autograd.predict_mode():
+                classes = net(mx.nd.array(X[:1], ctx=ctx)).shape[-1]
+        except mx.base.MXNetError as error:
+            first = str(error).strip().splitlines()[0][:300]
+            raise ValueError(f"the net cannot take samples of shape {tuple(X.shape[1:])}: "
+                             f"{first}. Check the net's first layer against X.") from error
+    return classes
+
+
+def _check_inputs(net, X_train, y_train, X_val, y_val, ctx):
+    """Rows that fit the net and labels that are its classes, before any training."""
+    _check_data(X_train, y_train, "training data")
+    _check_data(X_val, y_val, "validation data")
+    for X in (X_train, X_val):
+        check_features(net, X)
+    classes = _classes(net, X_train, ctx)
+    for y, what in ((y_train, "training"), (y_val, "validation")):
+        try:
+            check_labels(y, classes)
+        except ValueError as error:
+            raise ValueError(f"{what} labels: {error}") from None
+
+
+def _checked_loss(loss, params, step, learning_rate, history):
+    """The minibatch's mean loss, after checking it, the gradients and the weights.
+
+    Raises :class:`TrainingDiverged` before the update when one is NaN or infinite; the
+    error's ``history`` holds the epochs completed so far.
+    """
+    try:
+        value = check_loss(float(loss.mean().asscalar()), params, step, learning_rate)
+        check_parameters(params, step, learning_rate)
+    except TrainingDiverged as error:
+        error.history = history
+        raise
+    return value
+
+
 def fit(net, X_train, y_train, X_val, y_val, epochs, learning_rate=0.1, batch_size=64,
         momentum=0.9, wd=0.0, clip_gradient=None, augment=None, early_stopping=None,
         seed=0, ctx=None, on_epoch=None):
@@ -66,24 +115,31 @@ def fit(net, X_train, y_train, X_val, y_val, epochs, learning_rate=0.1, batch_si
     early_stopping: a :class:`tutorial.nn.EarlyStopping` fed the validation accuracy; the
                     best weights are restored when it stops and when the epochs run out.
     on_epoch:       ``f(history)`` called after each epoch (to print or plot live).
+
+    A run that diverges stops with :class:`~tutorial.parallel.reports.TrainingDiverged`
+    at the first minibatch (``step``, counted over all epochs) whose loss, gradient or
+    weight is NaN or infinite, before that update; ``error.history`` has the curves so far.
+    Bad input (rows that do not fit the net, labels that are not its classes, settings
+    out of range) is a ValueError before any training.
     """
-    _check_data(X_train, y_train, "training data")
-    _check_data(X_val, y_val, "validation data")
-    if not isinstance(epochs, int) or epochs < 1:
-        raise ValueError(f"epochs must be a whole number >= 1, got {epochs!r}")
+    epochs = check_count("epochs", epochs)
+    batch_size = check_count("batch_size", batch_size, what="samples per minibatch")
+    options = {"learning_rate": learning_rate, "momentum": momentum, "wd": wd}
+    if clip_gradient is not None:
+        options["clip_gradient"] = clip_gradient
+    options = check_optimizer_options("sgd", options)
     ctx = ctx or mx.cpu()
+    _check_inputs(net, X_train, y_train, X_val, y_val, ctx)
     rng = np.random.default_rng(seed)                      # minibatch order, augmentation
     # Masks come from MXNet's generator, seeded with a number *derived* from seed: had we
     # used seed itself, and the caller initialised with mx.random.seed(seed), the first
     # DropConnect mask would repeat the uniform draws behind the Xavier weights and keep
     # exactly the positive ones (we saw training blow up that way).
     mx.random.seed(int(rng.integers(2**31 - 1)))
-    options = {"learning_rate": learning_rate, "momentum": momentum, "wd": wd}
-    if clip_gradient is not None:
-        options["clip_gradient"] = clip_gradient
     trainer = gluon.Trainer(net.collect_params(), "sgd", options)
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-    history = History()
+    params = [p for p in net.collect_params().values() if p.grad_req != "null"]
+    history, step = History(), 0
     for _ in range(epochs):
         order = rng.permutation(len(X_train))
         losses = []
@@ -94,15 +150,14 @@ def fit(net, X_train, y_train, X_val, y_val, epochs, learning_rate=0.1, batch_si
             with autograd.record():
                 loss = loss_fn(net(xb), yb)
             loss.backward()
+            step += 1
+            losses.append(_checked_loss(loss, params, step, options["learning_rate"], history))
             trainer.step(len(idx))
-            losses.append(float(loss.mean().asscalar()))
         history.train_loss.append(float(np.mean(losses)))
         history.train_acc.append(accuracy(net, X_train, y_train, ctx=ctx))
         history.val_acc.append(accuracy(net, X_val, y_val, ctx=ctx))
         if on_epoch is not None:
             on_epoch(history)
-        if not np.isfinite(history.train_loss[-1]):
-            break                                          # diverged: nothing more to learn
         if early_stopping is not None and early_stopping.step(history.val_acc[-1], net):
             history.stopped_epoch = history.epochs
             break

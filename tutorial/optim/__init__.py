@@ -4,7 +4,8 @@
 ``names()`` lists the names. Layout: ``transforms``/``moments``/``trust_ratio`` (the
 pieces), ``adapter`` (the one bridge to MXNet's Optimizer API), ``sgd_family``/
 ``adaptive``/``layerwise`` (the named optimizers), ``registry`` (create, names),
-``schedules`` (step -> lr), ``clipping``.
+``options`` (checks MXNet optimizer settings before MXNet builds one), ``sparse``
+(row_sparse gradients, lazy updates), ``schedules`` (step -> lr), ``clipping``.
 
 MXNet 1.9.1 behaviour found while pinning these against it (each checked in tests/):
 

@@ -16,6 +16,12 @@ One update of parameter ``i`` is::
     for piece in chain: u = piece(u)     # e.g. Clip, AddDecayedWeights, ScaleByLr, Trace
     weight += u
 
+A ``row_sparse`` gradient is applied as a dense one, or lazily (only its rows) by the
+optimizers that take ``lazy_update`` (``tutorial.optim.sparse``). The base keywords of
+MXNet's Optimizer (``param_idx2name``, ``param_dict``, ``sym``, ``begin_num_update``,
+``multi_precision``) work as there: MXNet's base class implements them, e.g. the float32
+master copy of float16 weights in ``update_multi_precision``.
+
 Updates run one parameter at a time (``aggregate_num = 0``); the chain's NDArray ops are
 pushed to MXNet's engine as one bulk (``mx.engine.bulk``), which cuts the per-op overhead
 that dominates for small arrays.
@@ -27,7 +33,9 @@ warmup schedules).
 
 import mxnet as mx
 
+from tutorial.optim.sparse import lazy_rows
 from tutorial.optim.transforms import Step
+from tutorial.validate import check_count
 from tutorial.validate import check_range  # noqa: F401  (re-exported for the optimizers)
 
 
@@ -35,9 +43,10 @@ class ChainOptimizer(mx.optimizer.Optimizer):
     """Base class: an MXNet optimizer whose update is ``chain()`` applied to the gradient."""
 
     default_learning_rate = 0.01
+    lazy_update = False     # sgd, adam and lars take lazy_update (default True), as MXNet's
 
     def __init__(self, learning_rate=None, lr_scheduler=None, wd=0.0, rescale_grad=1.0,
-                 clip_gradient=None, **kwargs):
+                 clip_gradient=None, begin_num_update=0, **kwargs):
         if learning_rate is not None and lr_scheduler is not None:
             raise ValueError(
                 "Pass either learning_rate or lr_scheduler, not both: MXNet would overwrite "
@@ -51,8 +60,10 @@ class ChainOptimizer(mx.optimizer.Optimizer):
         check_range("rescale_grad", rescale_grad, 0.0, low_open=True)
         if clip_gradient is not None:
             check_range("clip_gradient", clip_gradient, 0.0, low_open=True)
+        check_count("begin_num_update", begin_num_update, low=0, what="updates done before")
         super().__init__(learning_rate=learning_rate, lr_scheduler=lr_scheduler, wd=wd,
-                         rescale_grad=rescale_grad, clip_gradient=clip_gradient, **kwargs)
+                         rescale_grad=rescale_grad, clip_gradient=clip_gradient,
+                         begin_num_update=begin_num_update, **kwargs)
         self.aggregate_num = 0          # the Updater hands us one parameter at a time
         self._previous_lr = {}          # (device, index) -> scheduler lr at previous update
 
@@ -83,6 +94,12 @@ class ChainOptimizer(mx.optimizer.Optimizer):
                     lr_ratio=base_lr / previous if previous else 1.0)
 
     def update(self, index, weight, grad, state):
+        if grad.stype != "default":                 # row_sparse: see tutorial/optim/sparse.py
+            dense = grad.tostype("default")
+            if not self.lazy_update:
+                return self.update(index, weight, dense, state)
+            with lazy_rows(grad, weight, state):
+                return self.update(index, weight, dense, state)
         step = self._step(index, weight, grad)
         chain = self.chain()
         with mx.engine.bulk(4 * len(chain) + 2):    # one engine push for the chain's ops

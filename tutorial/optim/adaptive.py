@@ -68,16 +68,26 @@ class TutorialRMSProp(ChainOptimizer):
         plain:     w = w - lr * u / sqrt(n + epsilon)
         centered:  ḡ = gamma1 * ḡ + (1 - gamma1) * u
                    d = gamma2 * d - lr * u / sqrt(n - ḡ² + epsilon);   w = w + d
+        clip_weights:  w = clip(w, -clip_weights, clip_weights)   (None: no clipping)
     """
     default_learning_rate = 0.001
 
-    def __init__(self, gamma1=0.9, gamma2=0.9, epsilon=1e-8, centered=False, **kwargs):
+    def __init__(self, gamma1=0.9, gamma2=0.9, epsilon=1e-8, centered=False, clip_weights=None,
+                 **kwargs):
         check_range("gamma1", gamma1, 0.0, 1.0, high_open=True)
         check_range("gamma2", gamma2, 0.0, 1.0, high_open=True)
         check_range("epsilon", epsilon, 0.0)
+        if clip_weights is not None:
+            check_range("clip_weights", clip_weights, 0.0, low_open=True)
         super().__init__(**kwargs)
         self.gamma1, self.gamma2, self.epsilon = gamma1, gamma2, epsilon
         self.centered = bool(centered)
+        self.clip_weights = clip_weights
+
+    def update(self, index, weight, grad, state):
+        super().update(index, weight, grad, state)
+        if self.clip_weights is not None:          # after the step, as rmsprop_update does
+            mx.nd.clip(weight, -self.clip_weights, self.clip_weights, out=weight)
 
     def chain(self):
         if not self.centered:
@@ -119,14 +129,17 @@ class TutorialAdam(ChainOptimizer):
         u = clip(g + wd * w)
         m = beta1 * m + (1 - beta1) * u;   v = beta2 * v + (1 - beta2) * u²
         w = w - lr * sqrt(1 - beta2^t) / (1 - beta1^t) * m / (sqrt(v) + epsilon)
+
+    ``lazy_update`` as in MXNet: with a row_sparse gradient only its rows move.
     """
     default_learning_rate = 0.001
 
-    def __init__(self, beta1=0.9, beta2=0.999, epsilon=1e-8, **kwargs):
+    def __init__(self, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_update=True, **kwargs):
         _check_betas(beta1, beta2)
         check_range("epsilon", epsilon, 0.0)
         super().__init__(**kwargs)
         self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
+        self.lazy_update = bool(lazy_update)
 
     def chain(self):
         return (AddDecayedWeights(), Clip(),

@@ -27,16 +27,19 @@ class TutorialLARS(ChainOptimizer):
     through ``gluon.Trainer`` they are excluded with no extra argument; MXNet's own LARS
     excludes them only when given ``param_idx2name``). The momentum correction uses this
     parameter's own previous lr; MXNet's applies it to the first aggregation chunk of each
-    step only (``MXNET_OPTIMIZER_AGGREGATION_SIZE``), a bug.
+    step only (``MXNET_OPTIMIZER_AGGREGATION_SIZE``), a bug. ``lazy_update`` as in MXNet:
+    with a row_sparse gradient only its rows move (the norms use the whole arrays).
     """
 
-    def __init__(self, momentum=0.0, eta=0.001, eps=0.0, momentum_correction=True, **kwargs):
+    def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0.0,
+                 momentum_correction=True, **kwargs):
         check_range("momentum", momentum, 0.0, 1.0, high_open=True)
         check_range("eta", eta, 0.0, low_open=True)
         check_range("eps", eps, 0.0)
         super().__init__(**kwargs)
         self.momentum, self.eta, self.eps = momentum, eta, eps
         self.momentum_correction = bool(momentum_correction)
+        self.lazy_update = bool(lazy_update)
 
     def set_wd_mult(self, args_wd_mult):
         """As MXNet's LARS: given ``param_idx2name``, only names ending in _weight get wd

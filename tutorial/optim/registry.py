@@ -14,12 +14,11 @@ Traceback (most recent call last):
 ValueError: Unknown optimizer 'adamw'. Choose one of: sgd, momentum, nag, adagrad, local_adagrad, rmsprop, adadelta, adam, adamax, nadam, ftrl, sgld, dcasgd, signum, lars, lamb.
 """
 
-import inspect
-
 from tutorial.optim.adaptive import (TutorialAdaDelta, TutorialAdaGrad, TutorialAdam,
                                      TutorialAdamax, TutorialFtrl, TutorialLocalAdaGrad,
                                      TutorialNadam, TutorialRMSProp)
 from tutorial.optim.layerwise import TutorialLAMB, TutorialLARS
+from tutorial.optim.options import init_keywords
 from tutorial.optim.sgd_family import (TutorialDCASGD, TutorialMomentum, TutorialNAG,
                                        TutorialSGD, TutorialSGLD, TutorialSignum)
 
@@ -47,12 +46,7 @@ def keywords(name):
     >>> keywords('nag')[:2]
     ['momentum', 'learning_rate']
     """
-    own = []
-    for klass in OPTIMIZERS[name].__mro__:
-        if "__init__" in vars(klass):
-            params = inspect.signature(klass.__init__).parameters.values()
-            own += [p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD
-                    and p.name != "self" and p.name not in own + list(BASE_KEYWORDS)]
+    own = [k for k in init_keywords(OPTIMIZERS[name]) if k not in BASE_KEYWORDS]
     return own + list(BASE_KEYWORDS)
 
 

@@ -44,13 +44,14 @@ import math
 
 from mxnet import gluon
 
+from tutorial.validate import check_range
+
 RULES = ("none", "linear", "sqrt")
 
 
 def _check_positive(**values):
     for name, value in values.items():
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not value > 0:
-            raise ValueError(f"{name} must be a positive number, got {value!r}")
+        check_range(name, value, 0.0, low_open=True)
 
 
 def linear_scaled_lr(base_lr, base_batch, batch_size):

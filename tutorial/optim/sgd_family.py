@@ -29,7 +29,8 @@ class TutorialSGD(ChainOptimizer):
     ``momentum_correction=True`` (Goyal et al. 2017, §2.1) scales the buffer by
     lr_t / lr_{t-1} when a schedule changes the rate, so the step equals the form with
     lr outside the buffer (v = momentum·v + u, w = w − lr_t·v) at every step; MXNet's own
-    sgd has no such option, so the default is off.
+    sgd has no such option, so the default is off. ``lazy_update`` as in MXNet: with a
+    row_sparse gradient only its rows move (see ``tutorial.optim.sparse``).
 
     >>> import mxnet as mx
     >>> opt, w, g = TutorialSGD(learning_rate=0.1, wd=0.2), mx.nd.array([1.0]), mx.nd.array([0.5])
@@ -38,11 +39,12 @@ class TutorialSGD(ChainOptimizer):
     0.93
     """
 
-    def __init__(self, momentum=0.0, momentum_correction=False, **kwargs):
+    def __init__(self, momentum=0.0, momentum_correction=False, lazy_update=True, **kwargs):
         check_range("momentum", momentum, 0.0, 1.0, high_open=True)
         super().__init__(**kwargs)
         self.momentum = momentum
         self.momentum_correction = bool(momentum_correction)
+        self.lazy_update = bool(lazy_update)
 
     def chain(self):
         steps = (Clip(), AddDecayedWeights(), ScaleByLr())

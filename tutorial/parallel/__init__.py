@@ -7,6 +7,7 @@ One idea per file:
 - ``trainer``      a data-parallel trainer from scratch, in the deck's four steps
 - ``concise``      the same with ``gluon.Trainer`` and a kvstore (``update_on_kvstore``)
 - ``reports``      what one training step reports (loss, accuracy, compute/aggregation time)
+- ``finite``       the stop at the first NaN/infinity in a loss, gradient or weight
 - ``live``         the training loop the dashboard draws (a generator of step reports)
 - ``step_time``    time per sample against per-device batch, and a compute/communication model
 - ``workload``     the digits MLP the data-parallel notebook, dashboard and tests train

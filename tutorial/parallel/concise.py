@@ -30,11 +30,15 @@ import time
 
 from mxnet import gluon
 
+from tutorial.batch_checks import check_batch, check_outputs
 from tutorial.devices import check_devices
+from tutorial.optim.options import check_optimizer_options
 from tutorial.parallel.aggregation import check_aggregation
-from tutorial.parallel.reports import StepReport, check_finite
+from tutorial.parallel.finite import check_loss, check_parameters
+from tutorial.parallel.reports import StepReport
 from tutorial.parallel.split import split_batch
-from tutorial.parallel.trainer import _Clock, forward_backward, loss_and_accuracy
+from tutorial.parallel.trainer import (_Clock, forward_backward, loss_and_accuracy,
+                                       make_optimizer)
 
 _REFUSED = (
     "{call} refused: this gluon.Trainer has update_on_kvstore=True (MXNet's default with "
@@ -47,7 +51,11 @@ _REFUSED = (
 def gluon_trainer(net, devices, optimizer="sgd", kvstore="device", update_on_kvstore=None,
                   **optimizer_params):
     """A ``gluon.Trainer`` for ``net`` replicated on ``devices``, with a clear NCCL check."""
-    devices = check_devices(list(devices))
+    devices = check_devices(devices)
+    if isinstance(optimizer, str):       # gluon.Trainer builds it, with its param_dict
+        optimizer_params = check_optimizer_options(optimizer, optimizer_params)
+    else:
+        optimizer = make_optimizer(optimizer, optimizer_params)
     if isinstance(kvstore, str):
         check_aggregation(kvstore)
     net.collect_params().reset_ctx(devices)
@@ -69,17 +77,19 @@ class GluonDataParallel:
     """The same steps as ``DataParallelTrainer``, with ``gluon.Trainer`` doing 3 and 4.
 
     Reports the kvstore's work (aggregation, and the update too when it runs on the
-    kvstore) as ``aggregate_s``.
+    kvstore) as ``aggregate_s``. Before ``trainer.step`` it checks every device's
+    gradients and the weights for NaN and infinities (one number read back per step).
     """
 
     def __init__(self, net, devices, optimizer="sgd", kvstore="device", update_on_kvstore=None,
                  loss=None, **optimizer_params):
         self.net = net
-        self.devices = check_devices(list(devices))
+        self.devices = check_devices(devices)
         self.loss_fn = loss or gluon.loss.SoftmaxCrossEntropyLoss()
         self.trainer = gluon_trainer(net, self.devices, optimizer, kvstore, update_on_kvstore,
                                      **optimizer_params)
         self.trainer._init_kvstore()   # decide update_on_kvstore now, so we can report it
+        self.params = [p for p in net.collect_params().values() if p.grad_req != "null"]
         self.steps_done = 0
 
     @property
@@ -91,11 +101,14 @@ class GluonDataParallel:
         return self.trainer.learning_rate
 
     def step(self, X, y, timed=True):
+        labels = check_batch(self.net, self.loss_fn, X, y)
         clock = _Clock(timed)
         shards = split_batch(X, y, self.devices)
         outputs, losses = forward_backward(self.net, self.loss_fn, shards)
+        check_outputs(labels, outputs)
         loss, accuracy = loss_and_accuracy(outputs, losses, shards)
-        check_finite(loss, self.steps_done + 1, self.learning_rate)
+        check_loss(loss, self.params, self.steps_done + 1, self.learning_rate)
+        check_parameters(self.params, self.steps_done + 1, self.learning_rate, all_devices=True)
         compute_s = clock.lap()
         self.trainer.step(len(X))                   # the TOTAL batch, not the per-device one
         aggregate_s = clock.lap()

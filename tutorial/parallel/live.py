@@ -24,6 +24,7 @@ from tutorial.optim.scaling import RULES, scaled_lr
 from tutorial.parallel.aggregation import check_aggregation
 from tutorial.parallel.trainer import DataParallelTrainer
 from tutorial.parallel.workload import digits_batches, mlp
+from tutorial.validate import check_count, check_range
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,8 +44,8 @@ class RunConfig:
             raise ValueError(f"lr_rule must be one of {', '.join(RULES)}, got {self.lr_rule!r}")
         check_aggregation(self.aggregation)
         for name in ("devices", "per_device_batch", "steps", "base_batch"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+            check_count(name, getattr(self, name))
+        check_range("base_lr", self.base_lr, 0.0, low_open=True)
 
     @property
     def total_batch(self):

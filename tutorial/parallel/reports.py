@@ -1,4 +1,4 @@
-"""What one data-parallel training step reports, and the stop on a NaN loss.
+"""What one data-parallel training step reports, and the stop on a NaN loss (see also finite.py).
 
 Times are wall-clock seconds for each phase of the step. MXNet runs operations
 asynchronously, so a trainer waits for the devices at the end of each phase when it
@@ -20,7 +20,7 @@ import math
 
 
 class TrainingDiverged(FloatingPointError):
-    """The loss is NaN or infinite: the step was not applied."""
+    """The loss, a gradient or a weight is NaN or infinite: the step was not applied."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -26,9 +26,12 @@ import time
 import mxnet as mx
 from mxnet import autograd, gluon
 
+from tutorial.batch_checks import check_batch, check_outputs
 from tutorial.devices import check_devices
+from tutorial.optim.options import check_optimizer, check_optimizer_options
 from tutorial.parallel.aggregation import make_aggregator
-from tutorial.parallel.reports import StepReport, check_finite
+from tutorial.parallel.finite import check_loss, check_parameters
+from tutorial.parallel.reports import StepReport
 from tutorial.parallel.split import split_batch
 
 
@@ -61,6 +64,16 @@ def loss_and_accuracy(outputs, losses, shards):
     return float(loss_sum) / n, float(correct) / n
 
 
+def make_optimizer(optimizer, optimizer_params):
+    """An MXNet optimizer from a name and its settings (checked first), or one already built."""
+    if isinstance(optimizer, str):
+        return mx.optimizer.create(optimizer,
+                                   **check_optimizer_options(optimizer, optimizer_params))
+    if optimizer_params:
+        raise ValueError("pass optimizer settings to the optimizer you built, not here")
+    return check_optimizer(optimizer)
+
+
 class _Clock:
     """Seconds between laps; waits for the devices first when ``timed``."""
 
@@ -88,18 +101,14 @@ class DataParallelTrainer:
     def __init__(self, net, devices, optimizer="sgd", aggregation="device", loss=None,
                  **optimizer_params):
         self.net = net
-        self.devices = check_devices(list(devices))
+        self.devices = check_devices(devices)
+        self.optimizer = make_optimizer(optimizer, optimizer_params)
         self.loss_fn = loss or gluon.loss.SoftmaxCrossEntropyLoss()
         self.params = [p for p in net.collect_params().values() if p.grad_req != "null"]
-        replicate(self.params, self.devices)                                  # step 1
         self.aggregate = make_aggregator(aggregation, self.devices)
         self.aggregation = aggregation
-        if isinstance(optimizer, str):
-            optimizer = mx.optimizer.create(optimizer, **optimizer_params)
-        elif optimizer_params:
-            raise ValueError("pass optimizer settings to the optimizer you built, not here")
-        self.optimizer = optimizer
-        self._updater = mx.optimizer.get_updater(optimizer)
+        replicate(self.params, self.devices)                                  # step 1
+        self._updater = mx.optimizer.get_updater(self.optimizer)
         self.steps_done = 0
 
     @property
@@ -107,15 +116,25 @@ class DataParallelTrainer:
         return self.optimizer.learning_rate
 
     def step(self, X, y, timed=True):
-        """One synchronous step on the batch ``(X, y)``; raises if the loss is not finite."""
+        """One synchronous step on the batch ``(X, y)``.
+
+        Raises :class:`TrainingDiverged` before the update when the loss, a summed
+        gradient or a weight is NaN or infinite (``update_s`` includes that check).
+
+        ``X`` must fit the net's first layer and ``y`` hold class indices of its outputs
+        (for a classification loss): a ValueError with the fix otherwise.
+        """
+        labels = check_batch(self.net, self.loss_fn, X, y)
         clock = _Clock(timed)
         shards = split_batch(X, y, self.devices)
         outputs, losses = forward_backward(self.net, self.loss_fn, shards)    # step 2
+        check_outputs(labels, outputs)
         loss, accuracy = loss_and_accuracy(outputs, losses, shards)
-        check_finite(loss, self.steps_done + 1, self.learning_rate)
+        check_loss(loss, self.params, self.steps_done + 1, self.learning_rate)
         compute_s = clock.lap()
         self.aggregate([p.list_grad() for p in self.params])                  # step 3
         aggregate_s = clock.lap()
+        check_parameters(self.params, self.steps_done + 1, self.learning_rate)
         self._update_and_broadcast(len(X))                                    # step 4
         update_s = clock.lap()
         self.steps_done += 1
