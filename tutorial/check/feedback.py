@@ -77,10 +77,10 @@ def checker(name, expects):
                 with time_limit(seconds):
                     return check(answer)
             except TimeLimitExceeded:
-                return Verdict(False, f"Not yet: your {name} did not return within {seconds:g} s "
-                                      f"(an infinite loop?). Look for a loop whose condition never "
-                                      f"becomes false, or a step that never changes what the loop "
-                                      f"tests, then run its cell again.")
+                return Verdict(False, f"Not yet: your {name} did not return within {seconds:g} "
+                                      f"s (an infinite loop?). Look for a loop whose condition "
+                                      f"never becomes false, or a step that never changes what "
+                                      f"the loop tests, then run its cell again.")
             except Exception as error:         # what it returned broke the checking itself
                 return Verdict(False, f"Not yet: checking your {name} failed with "
                                       f"{type(error).__name__}: {error}. It is called as "

@@ -1,4 +1,4 @@
-"""The folder a cluster writes its logs and results to: gone after a good run, kept after a bad one.
+"""A cluster's folder of logs and results: removed after a good run, kept after a failed one.
 
 ``run_directory(None)`` makes a temporary folder and removes it when the block ends
 normally: a learner who runs the notebook ten times does not collect ten folders of
