@@ -26,7 +26,8 @@ def test_rules_match_hand_worked_numbers():
     (lambda: linear_scaled_lr(-0.1, 256, 512), "base_lr must be a positive number"),
     (lambda: sqrt_scaled_lr(0.1, 0, 512), "base_batch must be a positive number"),
     (lambda: momentum_correction(0.1, 0.0), "old_lr must be a positive number"),
-    (lambda: warmup_scaled(0.1, 16, 64, warmup_steps=-1), "warmup_steps=-1: use an integer"),
+    (lambda: warmup_scaled(0.1, 16, 64, warmup_steps=-1),
+     "warmup_steps must be a whole number >= 1, got -1"),
 ])
 def test_bad_input_says_what_to_do(call, message):
     with pytest.raises(ValueError, match=message):
