@@ -6,6 +6,7 @@ regression fails instead of hanging.
 """
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -57,9 +58,12 @@ def test_a_port_claimed_by_a_running_cluster_is_refused_even_before_it_listens(t
                                     f"of this course \\(process {first.pid}\\).*port=None"):
             run_cluster(["-c", "pass"], num_workers=1, port=port, server_argv=STAND_IN)
     finally:
-        first.kill()
-        first.wait(CHILD_TIMEOUT)
-    with claimed_port(port):                          # A's claim died with A
+        first.send_signal(signal.SIGINT)              # as a notebook's interrupt button
+        try:
+            first.wait(CHILD_TIMEOUT)
+        finally:
+            first.kill()
+    with claimed_port(port):                          # A's claim ended with A
         pass
 
 
@@ -90,6 +94,26 @@ def test_a_failed_run_keeps_its_folder_and_names_it(tmp_path):
     assert f"logs of every process are in {kept[0]}" in out["message"]
 
 
+def test_an_interrupted_run_removes_its_temporary_folder(tmp_path):
+    """KeyboardInterrupt names no folder, so keeping one would only leave litter."""
+    code = (LOAD_CLUSTER +
+            "run_cluster(['-c', 'import time; time.sleep(600)'], num_workers=1, timeout=300, "
+            f"server_argv={STAND_IN!r})")
+    launcher = subprocess.Popen([sys.executable, "-c", code], cwd=REPO, stderr=subprocess.PIPE,
+                                env=dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(tmp_path)))
+    try:
+        deadline = time.monotonic() + CHILD_TIMEOUT
+        while not list(tmp_path.glob("ps_cluster_*/worker0.log")):
+            assert time.monotonic() < deadline and launcher.poll() is None, "never started"
+            time.sleep(0.1)
+        launcher.send_signal(signal.SIGINT)
+        _, err = launcher.communicate(timeout=CHILD_TIMEOUT)
+    finally:
+        launcher.kill()
+    assert b"KeyboardInterrupt" in err
+    assert not list(tmp_path.glob("ps_cluster_*"))
+
+
 def test_a_folder_the_caller_names_is_kept(tmp_path):
     done = run_cluster(["-c", "pass"], num_workers=1, timeout=60, run_dir=tmp_path / "mine",
                        server_argv=STAND_IN)
@@ -102,8 +126,10 @@ def test_every_process_runs_in_one_group_led_by_the_scheduler(tmp_path):
     try:
         groups = {os.getpgid(pid) for pid in pids}
         assert len(groups) == 1 and groups != {os.getpgid(launcher.pid)}
-        assert os.getpgid(groups.pop()) is not None          # the leader (scheduler) lives
     finally:
-        launcher.kill()
-        launcher.wait(CHILD_TIMEOUT)
+        launcher.send_signal(signal.SIGINT)        # lets it release its port claim
+        try:
+            launcher.wait(CHILD_TIMEOUT)
+        finally:
+            launcher.kill()
     assert wait_until_gone(pids)

@@ -2,9 +2,10 @@
 
 ``run_directory(None)`` makes a temporary folder and removes it when the block ends
 normally: a learner who runs the notebook ten times does not collect ten folders of
-logs. When the block raises, the folder stays, and the launcher's error message names
-it, because those logs are what explains the failure. A folder the caller named is
-never removed.
+logs. When the block raises a :class:`ClusterError` the folder stays, because those logs
+explain the failure and the error's message names the folder. Any other way out (an
+interrupted cell, say) names no folder, so nobody would find it: it is removed too.
+A folder the caller named is never removed.
 
 >>> with run_directory() as where:
 ...     (where / "worker0.log").write_text("step 1")
@@ -18,6 +19,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from tutorial.parallel.ps.diagnosis import ClusterError
+
 PREFIX = "ps_cluster_"
 
 
@@ -30,5 +33,12 @@ def run_directory(run_dir=None):
         yield path
         return
     path = Path(tempfile.mkdtemp(prefix=PREFIX))
-    yield path                                   # an exception leaves the folder for the logs
-    shutil.rmtree(path, ignore_errors=True)
+    keep = False
+    try:
+        yield path
+    except ClusterError:
+        keep = True                              # its message names the folder
+        raise
+    finally:
+        if not keep:
+            shutil.rmtree(path, ignore_errors=True)
