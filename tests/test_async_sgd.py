@@ -140,10 +140,15 @@ def test_time_to_loss():
     ({"mode": "bulk"}, "mode must be one of"),
     ({"lr_rule": "inverse"}, "lr_rule must be one of"),
     ({"durations": []}, "one positive compute time per worker"),
-    ({"durations": [1, 0]}, "one positive compute time per worker"),
+    ({"durations": [1, 0]}, r"durations\[1\]=0 is out of range: use a number in \(0.0, inf\)"),
+    ({"durations": [1, float("nan")]}, r"durations\[1\]=nan is out of range"),
     ({"updates": 0}, "updates must be a whole number >= 1"),
     ({"local_steps": 1.5}, "local_steps must be a whole number >= 1"),
-    ({"lr": -0.1}, "lr must be positive"),
+    ({"lr": -0.1}, r"lr=-0.1 is out of range: use a number in \(0.0, inf\)"),
+    ({"lr": float("inf")}, r"lr=inf is out of range: use a finite number"),
+    ({"jitter": -1.0}, r"jitter=-1.0 is out of range"),
+    ({"batch_size": 2}, "batch_size=2 is larger than the problem's 1 rows: use a batch_size "
+                        "from 1 to 1"),
 ])
 def test_bad_arguments_are_explained(kwargs, message):
     args = dict(durations=[1, 2], lr=0.5, updates=3)

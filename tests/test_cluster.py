@@ -129,7 +129,9 @@ def test_dist_sync_equals_one_process_with_the_combined_batch(tmp_path):
         job = DigitsJob(steps=6, batch_per_worker=16, hidden=(32,))
         runs = train_on_cluster(job, "dist_sync", num_workers=2, num_servers=2, timeout=80)
         ref = train_single_process(job, num_workers=2)
+        import os, tempfile
         print(json.dumps({
+            "left": [n for n in os.listdir(tempfile.gettempdir()) if n.startswith("ps_")],
             "ranks": [r.rank for r in runs],
             "vs_reference": max_relative_difference(runs[0].params, ref["params"]),
             "between_workers": max_relative_difference(runs[1].params, runs[0].params),
@@ -142,6 +144,7 @@ def test_dist_sync_equals_one_process_with_the_combined_batch(tmp_path):
                                                  num_workers=2)["params"])}))
     """, tmp_path)
     assert out["ranks"] == [0, 1]
+    assert out["left"] == []                      # its run folder was removed after reading
     assert out["between_workers"] == 0.0          # both pulled the same weights
     assert out["vs_reference"] < 1e-5
     assert out["moved"] > 1e-2                     # training really changed the weights

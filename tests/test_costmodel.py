@@ -84,5 +84,22 @@ def test_bad_input_gets_a_clear_error():
         costmodel.predict("ring", 0, 1e6, 1e-5, 1e-9)
     with pytest.raises(ValueError, match="servers must be from 1 to 4"):
         costmodel.predict("ps", 4, 1e6, 1e-5, 1e-9, servers=5)
-    with pytest.raises(ValueError, match="slowdown must be >= 1"):
+    with pytest.raises(ValueError, match=r"slowdown=0.5 is out of range: use a number in "
+                                         r"\[1.0, inf\)"):
         costmodel.step_times(schedule("ring", 2, 4), 1e-5, 1e-9, slow_node=0, slowdown=0.5)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: costmodel.predict("ring", 4, float("nan"), 1e-5, 1e-9), "nbytes=nan is out of range"),
+    (lambda: costmodel.predict("ring", 4, -1, 1e-5, 1e-9), "nbytes=-1 is out of range"),
+    (lambda: costmodel.predict("ring", 4, 1e6, -1e-5, 1e-9), "alpha=-1e-05 is out of range"),
+    (lambda: costmodel.predict("ring", 4.0, 1e6, 1e-5, 1e-9), "num_nodes must be a whole number"),
+    (lambda: costmodel.predict("ps", 4, 1e6, 1e-5, 1e-9, servers=0), "servers must be a whole"),
+    (lambda: costmodel.latency_lower_bound(0, 1e-5), "num_nodes must be a whole number >= 1"),
+    (lambda: costmodel.bandwidth_lower_bound(0, 1e6, 1e-9), "num_nodes must be a whole number"),
+    (lambda: costmodel.algbw(1e6, 0.0), r"seconds=0.0 is out of range: use a number in \(0.0"),
+    (lambda: costmodel.busbw(1e6, 1e-3, 0), "num_nodes must be a whole number >= 1"),
+])
+def test_sizes_and_times_that_would_give_garbage_or_a_raw_error_are_refused(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

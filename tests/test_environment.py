@@ -1,8 +1,12 @@
 """One source of truth for the pins: pyproject.toml, mirrored by environment.yml."""
 
 import re
-import tomllib
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:     # Python < 3.11: the same parser, as pytest's own dependency
+    import tomli as tomllib
 
 from tutorial.check.environment import pins
 

@@ -74,7 +74,8 @@ def test_divergence_is_reported_as_divergence():
     (dict(batch_size=0, lrs=[0.1]), "batch_size must be a whole number from 1 to the 90"),
     (dict(batch_size=91, lrs=[0.1]), "batch_size must be"),
     (dict(batch_size=8, lrs=[]), "lrs must be a non-empty list"),
-    (dict(batch_size=8, lrs=[0.1], targets=(95,)), "targets are accuracies between 0 and 1"),
+    (dict(batch_size=8, lrs=[0.1], targets=(95,)),
+     r"targets\[0\]=95 is out of range: use a number in \(0.0, 1.0\]"),
     (dict(batch_size=8, lrs=[0.1], stop="never!"), "stop must be 'all', 'best' or 'never'"),
 ])
 def test_train_family_bad_input(kwargs, message):

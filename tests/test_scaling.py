@@ -27,7 +27,8 @@ def test_rules_match_hand_worked_numbers():
                                                r"in \(0.0, inf\)"),
     (lambda: sqrt_scaled_lr(0.1, 0, 512), r"base_batch=0 is out of range"),
     (lambda: momentum_correction(0.1, 0.0), r"old_lr=0.0 is out of range"),
-    (lambda: warmup_scaled(0.1, 16, 64, warmup_steps=-1), "warmup_steps=-1: use an integer"),
+    (lambda: warmup_scaled(0.1, 16, 64, warmup_steps=-1),
+     "warmup_steps must be a whole number >= 1, got -1"),
 ])
 def test_bad_input_says_what_to_do(call, message):
     with pytest.raises(ValueError, match=message):

@@ -13,9 +13,12 @@ True
 import gzip
 import hashlib
 import importlib.util
+import re
 from pathlib import Path
 
 import numpy as np
+
+from tutorial.validate import check_count, check_range
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 CHECKSUMS = DATA_DIR / "SHA256SUMS"
@@ -25,16 +28,28 @@ _FIXES = {
 }
 
 
+_HEX64 = re.compile(r"[0-9a-fA-F]{64}")
+
+
 class DataError(RuntimeError):
     """A data file is missing or is not the file the course was written for."""
 
 
 def _read_checksums(checksums=CHECKSUMS):
+    """``{name: sha256}`` from a ``sha256sum``-style file (``# comments`` and blanks skipped)."""
     table = {}
-    for line in Path(checksums).read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            digest, name = line.split(maxsplit=1)
-            table[name.strip()] = digest
+    for number, line in enumerate(Path(checksums).read_text().splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        digest, _, name = line.strip().partition(" ")
+        name = name.strip()
+        if not _HEX64.fullmatch(digest) or not name:
+            raise DataError(f"{checksums}, line {number}: {line.strip()[:80]!r} is not a "
+                            f"checksum line; each line must be the 64 hex digits of the file's "
+                            f"sha256, two spaces, then its path (as `sha256sum FILE` prints it)")
+        if name in table:
+            raise DataError(f"{checksums}, line {number}: {name} is listed twice; keep one line")
+        table[name] = digest.lower()
     return table
 
 
@@ -102,8 +117,11 @@ def load_csv_table(name, path=None):
 
 def train_val_split(X, y, val_fraction=0.2, seed=0):
     """Shuffle with ``seed`` and hold out ``val_fraction`` of the rows for validation."""
-    if not 0 < val_fraction < 1:
-        raise ValueError(f"val_fraction must lie strictly between 0 and 1, got {val_fraction}")
+    check_range("val_fraction", val_fraction, 0.0, 1.0, low_open=True, high_open=True)
+    _check_rows(X, y)
+    if len(X) < 2:
+        raise ValueError(f"X has {len(X)} row(s): a split needs at least 2 (one to train on, "
+                         f"one to validate)")
     order = np.random.default_rng(seed).permutation(len(X))
     n_val = max(1, int(round(len(X) * val_fraction)))
     val, train = order[:n_val], order[n_val:]
@@ -111,9 +129,21 @@ def train_val_split(X, y, val_fraction=0.2, seed=0):
 
 
 def minibatches(X, y, batch_size, seed=None):
-    """Yield (X_batch, y_batch) NumPy pairs over one epoch; shuffled when seed is given."""
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    """Yield (X_batch, y_batch) NumPy pairs over one epoch; shuffled when seed is given.
+
+    The last batch is smaller when ``batch_size`` does not divide the number of rows.
+    """
+    batch_size = check_count("batch_size", batch_size, what="samples per batch")
+    _check_rows(X, y)
+    return _one_epoch(X, y, batch_size, seed)
+
+
+def _check_rows(X, y):
+    if len(X) != len(y):
+        raise ValueError(f"X has {len(X)} rows but y has {len(y)}: give one label per row")
+
+
+def _one_epoch(X, y, batch_size, seed):
     order = np.arange(len(X)) if seed is None else np.random.default_rng(seed).permutation(len(X))
     for start in range(0, len(X), batch_size):
         idx = order[start:start + batch_size]
@@ -122,8 +152,12 @@ def minibatches(X, y, batch_size, seed=None):
 
 def synthetic_regression(n, w, b, noise=0.01, seed=0):
     """y = X w + b + noise, X ~ N(0, 1): returns X, y, and the true w, b."""
+    n = check_count("n", n, what="rows to draw")
+    check_range("noise", noise, 0.0)
     rng = np.random.default_rng(seed)
     w = np.asarray(w, dtype=np.float32)
+    if w.ndim != 1 or len(w) < 1:
+        raise ValueError(f"w must be a list of weights such as [2.0, -3.4], got {w.tolist()!r}")
     X = rng.normal(size=(n, len(w))).astype(np.float32)
     y = X @ w + b + noise * rng.normal(size=n).astype(np.float32)
     return X, y.astype(np.float32), w, float(b)

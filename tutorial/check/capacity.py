@@ -18,7 +18,7 @@ Not yet: kept units equal x: scale them by 1 / (1 - rate), so that the mean of t
 
 import numpy as np
 
-from .optimizers import Verdict
+from tutorial.check.feedback import Verdict, checker
 
 SIGMAS = 5
 
@@ -30,9 +30,18 @@ def _run(dropout, x, rate, rng):
         raise _Stop("dropout raised NotImplementedError: replace it with your code") from None
     except Exception as error:                      # the learner's code: say what it raised
         raise _Stop(f"dropout(x, {rate}, rng) raised {type(error).__name__}: {error}") from None
-    out = np.asarray(out.asnumpy() if hasattr(out, "asnumpy") else out, dtype=np.float64)
+    if out is None:
+        raise _Stop("dropout returned None: end it with `return ...` (the dropped-out x)")
+    out = out.asnumpy() if hasattr(out, "asnumpy") else out
+    try:
+        out = np.asarray(out, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise _Stop(f"dropout returned a {type(out).__name__}; return a NumPy array shaped "
+                    f"like x") from None
     if out.shape != x.shape:
         raise _Stop(f"dropout must return an array shaped like x {x.shape}, got {out.shape}")
+    if not np.all(np.isfinite(out)):
+        raise _Stop(f"dropout(x, {rate}, rng) returned nan or inf; look for a division by zero")
     return out
 
 
@@ -76,6 +85,8 @@ def _check_statistics(out, x, rate):
     return dropped
 
 
+@checker("dropout", "dropout(x, rate, rng) with a NumPy array x, a float rate in [0, 1) and "
+                    "a np.random.Generator rng, returning an array shaped like x")
 def check_dropout(dropout):
     """Run the learner's ``dropout(x, rate, rng)`` and say what, if anything, is wrong."""
     x = np.random.default_rng(20240).uniform(0.5, 1.5, size=(500, 400))

@@ -11,8 +11,9 @@ Not yet: you normalise by the per-worker batch b. The server SUMS the W workers'
 Correct: a fresh gradient keeps lr, one that is tau updates old gets lr / tau.
 """
 
-from tutorial.check.optimizers import Verdict
+from tutorial.check.feedback import Verdict, checker
 from tutorial.parallel.async_sgd import staleness_aware_lr
+from tutorial.validate import is_number
 
 STEP_CASES = ((2, 32), (4, 16), (1, 64), (8, 3))
 STALENESS_CASES = ((0.1, 0), (0.1, 1), (0.4, 2), (0.3, 10), (1.0, 7))
@@ -25,6 +26,19 @@ def _call(fn, args):
         return None, f"{type(error).__name__}: {error}"
 
 
+def _not_a_number(name, args, value, what):
+    """A message when the learner's function returned something other than one number."""
+    if value is None:
+        return f"Not yet: your function returned None; return {what}."
+    if is_number(value):
+        return None
+    call = f"{name}({', '.join(map(repr, args))})"
+    return (f"Not yet: {call} returned a {type(value).__name__}; return {what}, one plain "
+            f"number such as 0.1 or 64.")
+
+
+@checker("step_batch", "step_batch(num_workers, batch_per_worker) with two whole numbers, "
+                       "returning one number")
 def check_step_batch(step_batch):
     """``step_batch(num_workers, batch_per_worker)``: the n each worker passes to
     ``trainer.step(n)``."""
@@ -33,8 +47,9 @@ def check_step_batch(step_batch):
         got, error = _call(step_batch, (W, b))
         if error:
             return Verdict(False, f"Not yet: step_batch({W}, {b}) raised {error}.")
-        if got is None:
-            return Verdict(False, "Not yet: your function returned None; return a number.")
+        problem = _not_a_number("step_batch", (W, b), got, "a number")
+        if problem:
+            return Verdict(False, problem)
         answers[(W, b)] = got
     if all(answers[(W, b)] == W * b for W, b in STEP_CASES):
         return Verdict(True, "Correct: trainer.step(W * b) makes dist_sync take the same step "
@@ -51,6 +66,8 @@ def check_step_batch(step_batch):
                           f"{answers[(W, b)]!r}. The server sums gradients over how many samples?")
 
 
+@checker("staleness_lr", "staleness_lr(lr, staleness) with a float lr and a whole number "
+                         "staleness >= 0, returning one number")
 def check_staleness_lr(staleness_lr):
     """``staleness_lr(lr, staleness)``: Zhang et al.'s staleness-aware learning rate."""
     got = {}
@@ -60,8 +77,9 @@ def check_staleness_lr(staleness_lr):
             hint = (" A fresh gradient has staleness 0: it should keep the full lr (divide by "
                     "max(1, staleness))." if "ZeroDivision" in error else "")
             return Verdict(False, f"Not yet: staleness_lr({lr}, {tau}) raised {error}.{hint}")
-        if value is None:
-            return Verdict(False, "Not yet: your function returned None; return the rate.")
+        problem = _not_a_number("staleness_lr", (lr, tau), value, "the rate")
+        if problem:
+            return Verdict(False, problem)
         got[(lr, tau)] = float(value)
 
     def close(expected):

@@ -20,14 +20,7 @@ from typing import Callable, Tuple
 
 import numpy as np
 
-
-@dataclasses.dataclass(frozen=True)
-class Verdict:
-    correct: bool
-    text: str
-
-    def __str__(self):
-        return self.text
+from tutorial.check.feedback import Verdict, checker  # noqa: F401  (Verdict: used by all)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,9 +41,20 @@ class Exercise:
     takes_t: bool = False          # the update also gets the step number t (1 at the first)
 
 
-def _as_array(x):
+def _as_array(x, exercise, what):
+    """``x`` as float64 NumPy, or a _Shape naming what ``exercise.name`` returned instead."""
+    if x is None:
+        raise _Shape(f"{exercise.name} returned None for {what}: end it with `return ...`")
     x = x.asnumpy() if hasattr(x, "asnumpy") else x
-    return np.asarray(x, dtype=np.float64)
+    try:
+        array = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise _Shape(f"{exercise.name} returned a {type(x).__name__} for {what}; return a "
+                     f"NumPy array of numbers") from None
+    if array.shape != (5,):
+        raise _Shape(f"{exercise.name} returned {what} with shape {array.shape}; it must keep "
+                     f"the shape of the {what} it was given, (5,)")
+    return array
 
 
 def _rollout(step, exercise, hyper, seed):
@@ -73,15 +77,14 @@ def _rollout(step, exercise, hyper, seed):
                 raise _Shape(f"{exercise.name} must return ({', '.join(('w',) + exercise.state)})"
                              f", a tuple of {1 + len(exercise.state)} arrays; it returned "
                              f"{type(result).__name__}")
-            w, state = _as_array(result[0]), tuple(_as_array(s) for s in result[1:])
+            w = _as_array(result[0], exercise, "w")
+            state = tuple(_as_array(s, exercise, name) for s, name in zip(result[1:],
+                                                                          exercise.state))
         else:
             if isinstance(result, (tuple, list)):
                 raise _Shape(f"{exercise.name} must return the new w only, not a "
                              f"{type(result).__name__}")
-            w = _as_array(result)
-        if w.shape != (5,):
-            raise _Shape(f"{exercise.name} returned w with shape {w.shape}; it must keep "
-                         f"the shape of the w it was given, (5,)")
+            w = _as_array(result, exercise, "w")
         out.append(w)
     return out
 
@@ -105,7 +108,7 @@ def check(exercise, submitted):
     except _Shape as e:
         return Verdict(False, f"Not yet: {e}.")
     except Exception as e:                      # the learner's code failed: say where
-        return Verdict(False, f"Your {exercise.name} raised {type(e).__name__}: {e}. "
+        return Verdict(False, f"Not yet: your {exercise.name} raised {type(e).__name__}: {e}. "
                               f"It is called with NumPy arrays of shape (5,) and floats.")
     want = [_rollout(exercise.reference, exercise, h, s) for h, s in runs]
     if all(_same(g, w) for g, w in zip(got, want)):
@@ -246,16 +249,22 @@ ADAM = Exercise(
 )
 
 
+@checker("sgd_step", "sgd_step(w, g, lr, lam) with NumPy arrays w, g of shape (5,) and "
+                     "floats lr, lam, returning the new w")
 def check_sgd(sgd_step):
     """Check ``sgd_step(w, g, lr, lam) -> w``: the deck's w <- (1 - 2 lr lam) w - lr g."""
     return check(SGD, sgd_step)
 
 
+@checker("momentum_step", "momentum_step(w, g, s, lr, mu) with NumPy arrays w, g, s of "
+                          "shape (5,), returning (new w, new s)")
 def check_momentum(momentum_step):
     """Check ``momentum_step(w, g, s, lr, mu) -> (w, s)``: s <- mu s + lr g; w <- w - s."""
     return check(MOMENTUM, momentum_step)
 
 
+@checker("adam_step", "adam_step(w, g, m, v, t, lr, beta1, beta2, eps) with NumPy arrays of "
+                      "shape (5,) and t = 1, 2, ..., returning (new w, new m, new v)")
 def check_adam(adam_step):
     """Check ``adam_step(w, g, m, v, t, lr, beta1, beta2, eps) -> (w, m, v)``, t from 1."""
     return check(ADAM, adam_step)

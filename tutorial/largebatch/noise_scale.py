@@ -21,6 +21,8 @@ import dataclasses
 import numpy as np
 from mxnet import autograd, gluon, nd
 
+from tutorial.validate import check_count
+
 
 @dataclasses.dataclass(frozen=True)
 class NoiseScale:
@@ -79,7 +81,9 @@ def noise_scale_along_training(data, lr, batch_size, measure_at, *, measure_batc
     """
     from tutorial.largebatch.runs import train_family
 
-    measure_at = sorted(set(measure_at))
+    measure_at = sorted({check_count("each step in measure_at", s, low=0) for s in measure_at})
+    if not measure_at:
+        raise ValueError("measure_at must list at least one step to measure at, e.g. [0, 100]")
     found = []
 
     def on_step(step, net):

@@ -15,6 +15,7 @@ from typing import Optional, Tuple
 
 from tutorial.largebatch.runs import train_family
 from tutorial.optim.scaling import linear_scaled_lr, warmup_scaled
+from tutorial.validate import check_count, check_range
 
 RULES = ("fixed", "linear", "warmup")
 
@@ -39,6 +40,11 @@ def _record(rule, batch_size, peak_lr, run, target):
 def compare_recipes(data, batch_sizes, base_lr=0.025, base_batch=16, warmup_steps=100,
                     steps=300, target=0.95, seed=0):
     """One :class:`RecipeRun` per (batch size, rule), batch sizes in the order given."""
+    check_range("base_lr", base_lr, 0.0, low_open=True)
+    check_count("base_batch", base_batch)
+    check_count("warmup_steps", warmup_steps)
+    check_count("steps", steps)
+    check_range("target", target, 0.0, 1.0, low_open=True)
     if warmup_steps >= steps:
         raise ValueError(f"warmup_steps ({warmup_steps}) must be fewer than steps ({steps}), "
                          f"or the runs never train at the scaled rate")

@@ -28,6 +28,7 @@ from mxnet import autograd, gluon, nd
 
 from tutorial.largebatch.mlp_family import MLPFamily
 from tutorial.optim.scaling import make_trainer
+from tutorial.validate import check_count, check_range
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,16 +60,26 @@ class Run:
     train_loss: Tuple[float, ...]           # minibatch loss of each step
 
 
-def _check_args(data, batch_size, lrs, targets, max_steps):
-    if not isinstance(batch_size, int) or not 1 <= batch_size <= data.n_train:
+def _check_args(data, batch_size, lrs, targets, max_steps, check_every, diverge_factor):
+    """Everything ``train_family`` is given, checked before any MXNet work."""
+    if not isinstance(data, Dataset):
+        raise TypeError(f"data must be a Dataset (e.g. tutorial.largebatch.experiments.digits()), "
+                        f"got {type(data).__name__}")
+    if not isinstance(batch_size, (int, np.integer)) or not 1 <= batch_size <= data.n_train:
         raise ValueError(f"batch_size must be a whole number from 1 to the {data.n_train} "
                          f"training examples, got {batch_size!r}")
-    if not lrs or any(not lr > 0 for lr in lrs):
+    if isinstance(lrs, str) or not np.iterable(lrs) or len(lrs) == 0:
         raise ValueError(f"lrs must be a non-empty list of positive learning rates, got {lrs!r}")
-    if any(not 0 < t <= 1 for t in targets):
-        raise ValueError(f"targets are accuracies between 0 and 1, got {targets!r}")
-    if not isinstance(max_steps, int) or max_steps < 1:
-        raise ValueError(f"max_steps must be a whole number >= 1, got {max_steps!r}")
+    for i, lr in enumerate(lrs):
+        check_range(f"lrs[{i}]", lr, 0.0, low_open=True)
+    if isinstance(targets, str) or not np.iterable(targets) or len(targets) == 0:
+        raise ValueError(f"targets must be a non-empty list of accuracies such as (0.95,), "
+                         f"got {targets!r}")
+    for i, t in enumerate(targets):
+        check_range(f"targets[{i}]", t, 0.0, 1.0, low_open=True)
+    check_count("max_steps", max_steps)
+    check_count("check_every", check_every, what="steps between divergence checks")
+    check_range("diverge_factor", diverge_factor, 0.0, low_open=True)
 
 
 def train_family(data, batch_size, lrs, *, optimizer="momentum", optimizer_kw=None,
@@ -88,9 +99,8 @@ def train_family(data, batch_size, lrs, *, optimizer="momentum", optimizer_kw=No
     gradient noise scale along the way. Returns a list of :class:`Run` (and the net when
     ``return_net``).
     """
-    targets = tuple(sorted(targets))
-    lrs = [float(lr) for lr in lrs]
-    _check_args(data, batch_size, lrs, targets, max_steps)
+    _check_args(data, batch_size, lrs, targets, max_steps, check_every, diverge_factor)
+    targets, lrs, batch_size = tuple(sorted(targets)), [float(lr) for lr in lrs], int(batch_size)
     if stop not in ("all", "best", "never"):
         raise ValueError(f"stop must be 'all', 'best' or 'never', got {stop!r}")
     ctx = ctx or mx.cpu()

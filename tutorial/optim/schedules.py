@@ -21,7 +21,7 @@ from typing import Callable, Tuple
 
 import mxnet as mx
 
-from tutorial.optim.adapter import check_range
+from tutorial.validate import check_count, check_range
 
 
 @dataclass(frozen=True)
@@ -100,10 +100,15 @@ def piecewise_constant(boundaries, values):
     if len(values) != len(boundaries) + 1:
         raise ValueError("piecewise_constant needs one more value than boundaries: got "
                          "%d boundaries and %d values." % (len(boundaries), len(values)))
-    if list(boundaries) != sorted(boundaries) or any(b < 0 for b in boundaries):
-        raise ValueError("boundaries %r must be increasing steps >= 0." % (boundaries,))
-    for v in values:
-        check_range("value", v, 0.0)
+    boundaries = tuple(check_count("boundaries[%d]" % i, b, what="a step at which lr changes")
+                       for i, b in enumerate(boundaries))
+    for i in range(1, len(boundaries)):
+        if boundaries[i] <= boundaries[i - 1]:
+            kind = "twice" if boundaries[i] == boundaries[i - 1] else "out of order"
+            raise ValueError("boundaries %r: step %d comes %s; list each step at which lr "
+                             "changes once, in increasing order (e.g. [100, 150])."
+                             % (boundaries, boundaries[i], kind))
+    values = tuple(check_range("values[%d]" % i, v, 0.0) for i, v in enumerate(values))
     return PiecewiseConstant(boundaries, values)
 
 
@@ -127,8 +132,7 @@ def cosine(lr0, total_steps, final_lr=0.0):
     """
     check_range("lr0", lr0, 0.0)
     check_range("final_lr", final_lr, 0.0)
-    if not isinstance(total_steps, int) or total_steps < 1:
-        raise ValueError("total_steps=%r: use an integer >= 1." % (total_steps,))
+    total_steps = check_count("total_steps", total_steps)
     return Cosine(lr0, total_steps, final_lr)
 
 
@@ -144,8 +148,7 @@ def warmup(schedule, warmup_steps, start_lr=0.0):
     """
     if not callable(schedule):
         raise TypeError("warmup needs a schedule (a function step -> lr), got %r." % (schedule,))
-    if not isinstance(warmup_steps, int) or warmup_steps < 1:
-        raise ValueError("warmup_steps=%r: use an integer >= 1." % (warmup_steps,))
+    warmup_steps = check_count("warmup_steps", warmup_steps)
     check_range("start_lr", start_lr, 0.0)
     return Warmup(schedule, warmup_steps, start_lr)
 
@@ -169,8 +172,7 @@ class ReduceOnPlateau:
         check_range("min_lr", min_lr, 0.0)
         if mode not in ("min", "max"):
             raise ValueError("mode=%r: use 'min' (a loss) or 'max' (an accuracy)." % (mode,))
-        if not isinstance(patience, int) or patience < 0:
-            raise ValueError("patience=%r: use an integer >= 0." % (patience,))
+        check_count("patience", patience, low=0, what="evaluations without improvement")
         self.lr, self.factor, self.patience = lr, factor, patience
         self.threshold, self.mode, self.min_lr = threshold, mode, min_lr
         self.best, self.bad_evaluations = None, 0

@@ -35,6 +35,8 @@ import heapq
 
 import numpy as np
 
+from tutorial.validate import check_count, check_range
+
 MODES, LR_RULES = ("sync", "async"), ("constant", "staleness")
 
 
@@ -74,8 +76,17 @@ class Problem:
 
 
 def least_squares(X, y, w0=None):
+    """The :class:`Problem` for rows ``X`` (n, d), targets ``y`` (n,), start ``w0`` (d,)."""
     X, y = np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"X must be a table of n >= 1 rows and d >= 1 columns, got shape "
+                         f"{X.shape}")
+    if y.shape != (len(X),):
+        raise ValueError(f"y must hold one target per row of X, shape ({len(X)},); got {y.shape}")
     w0 = np.zeros(X.shape[1]) if w0 is None else np.asarray(w0, dtype=np.float64)
+    if w0.shape != (X.shape[1],):
+        raise ValueError(f"w0 must hold one weight per column of X, shape ({X.shape[1]},); "
+                         f"got {w0.shape}")
     return Problem(X, y, w0)
 
 
@@ -85,6 +96,7 @@ def sparse_least_squares(n, d, nonzeros_per_row, noise=0.01, seed=0):
     ``nonzeros_per_row = d`` gives a dense problem: then all rows point roughly the same
     way (non-negative features), so updates from different workers interfere.
     """
+    n, d = check_count("n", n, what="rows"), check_count("d", d, what="features")
     if not 1 <= nonzeros_per_row <= d:
         raise ValueError(f"nonzeros_per_row must be from 1 to d={d}, got {nonzeros_per_row}")
     rng = np.random.default_rng(seed)
@@ -98,6 +110,15 @@ def sparse_least_squares(n, d, nonzeros_per_row, noise=0.01, seed=0):
 
 def batch_rows(n, batch_size, seed):
     """Endless minibatches of row indices: each epoch a fresh permutation of n rows."""
+    n = check_count("n", n, what="rows to draw from")
+    batch_size = check_count("batch_size", batch_size, what=f"at most n={n}")
+    if batch_size > n:
+        raise ValueError(f"batch_size={batch_size} is larger than the {n} rows: "
+                         f"use a batch_size from 1 to {n}")
+    return _epochs(n, batch_size, seed)
+
+
+def _epochs(n, batch_size, seed):
     rng = np.random.default_rng(seed)
     while True:
         order = rng.permutation(n)
@@ -125,19 +146,25 @@ class Trace:
         return float(self.time[hit[0]]) if len(hit) else float("inf")
 
 
-def _check(durations, lr, updates, mode, lr_rule, batch_size, local_steps):
+def _check(problem, durations, lr, updates, mode, lr_rule, batch_size, local_steps):
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     if lr_rule not in LR_RULES:
         raise ValueError(f"lr_rule must be one of {LR_RULES}, got {lr_rule!r}")
-    if len(durations) < 1 or min(durations) <= 0:
+    if not isinstance(problem, Problem):
+        raise TypeError(f"problem must be a Problem, e.g. least_squares(X, y); got "
+                        f"{type(problem).__name__}")
+    if isinstance(durations, str) or not np.iterable(durations) or len(durations) < 1:
         raise ValueError(f"durations: one positive compute time per worker, got {durations!r}")
+    for k, d in enumerate(durations):
+        check_range(f"durations[{k}]", d, 0.0, low_open=True)
     for name, value in (("updates", updates), ("batch_size", batch_size),
                         ("local_steps", local_steps)):
-        if not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
-    if not lr > 0:
-        raise ValueError(f"lr must be positive, got {lr!r}")
+        check_count(name, value)
+    if batch_size > len(problem.y):
+        raise ValueError(f"batch_size={batch_size} is larger than the problem's "
+                         f"{len(problem.y)} rows: use a batch_size from 1 to {len(problem.y)}")
+    check_range("lr", lr, 0.0, low_open=True)
 
 
 def simulate(problem, durations, lr, updates, mode="async", lr_rule="constant", batch_size=1,
@@ -150,7 +177,10 @@ def simulate(problem, durations, lr, updates, mode="async", lr_rule="constant", 
     order computations start (in sync mode: worker 0 to W-1 within a round). A run that
     drives a weight above ``blowup`` in absolute value stops early (``diverged``).
     """
-    _check(durations, lr, updates, mode, lr_rule, batch_size, local_steps)
+    _check(problem, durations, lr, updates, mode, lr_rule, batch_size, local_steps)
+    for name, value in (("jitter", jitter), ("comm_time", comm_time)):
+        check_range(name, value, 0.0)
+    check_range("blowup", blowup, 0.0, low_open=True)
     timing = np.random.default_rng([seed, 1])
     batches = batch_rows(len(problem.y), batch_size, seed)
     W, d = len(durations), len(problem.w0)

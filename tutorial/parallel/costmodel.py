@@ -37,14 +37,20 @@ import math
 
 import numpy as np
 
+from tutorial.validate import check_count, check_range
+
 ALGORITHMS = ("ps", "tree", "butterfly", "ring")
 
 
 def _check(num_nodes, nbytes):
-    if not isinstance(num_nodes, (int, np.integer)) or num_nodes < 1:
-        raise ValueError(f"num_nodes must be a whole number >= 1, got {num_nodes!r}")
-    if nbytes < 0:
-        raise ValueError(f"nbytes must be >= 0, got {nbytes!r}")
+    check_count("num_nodes", num_nodes)
+    check_range("nbytes", nbytes, 0)
+
+
+def _check_network(**times):
+    """alpha, beta, gamma (seconds per message, per byte, per byte added): finite, >= 0."""
+    for name, value in times.items():
+        check_range(name, value, 0.0)
 
 
 def _tree_levels(num_nodes):
@@ -60,7 +66,8 @@ def cost_terms(algorithm, num_nodes, nbytes, servers=1):
     if N == 1:
         return (0, 0, 0)
     if algorithm == "ps":
-        if not 1 <= servers <= N:
+        check_count("servers", servers, what=f"and at most num_nodes={N}")
+        if servers > N:
             raise ValueError(f"servers must be from 1 to {N}, got {servers!r}")
         return (2 * (N - 1), 2 * (N - 1) * n / servers, (N - 1) * n / servers)
     if algorithm == "tree":
@@ -78,17 +85,22 @@ def cost_terms(algorithm, num_nodes, nbytes, servers=1):
 
 def predict(algorithm, num_nodes, nbytes, alpha, beta, gamma=0.0, servers=1):
     """Seconds one allreduce of ``nbytes`` per node takes under the alpha-beta-gamma model."""
+    _check_network(alpha=alpha, beta=beta, gamma=gamma)
     a, b, c = cost_terms(algorithm, num_nodes, nbytes, servers)
     return a * alpha + b * beta + c * gamma
 
 
 def latency_lower_bound(num_nodes, alpha):
     """ceil(log2 N) alpha: the sum needs log2 N rounds of doubling (Thakur et al. 2005)."""
+    check_count("num_nodes", num_nodes)
+    _check_network(alpha=alpha)
     return math.ceil(math.log2(num_nodes)) * alpha
 
 
 def bandwidth_lower_bound(num_nodes, nbytes, beta):
     """2(N-1)/N n beta: each node must send and receive (N-1)/N of the data twice."""
+    _check(num_nodes, nbytes)
+    _check_network(beta=beta)
     return 2 * (num_nodes - 1) / num_nodes * nbytes * beta
 
 
@@ -101,8 +113,8 @@ def transfer_costs(step, alpha, beta, slow_node=None, slowdown=1.0):
 
 def step_times(schedule, alpha, beta, gamma=0.0, slow_node=None, slowdown=1.0):
     """Seconds of each step of a real schedule: the busiest node's sends or receives (+ adds)."""
-    if slowdown < 1:
-        raise ValueError(f"slowdown must be >= 1 (a straggler is slower), got {slowdown!r}")
+    check_range("slowdown", slowdown, 1.0)      # a straggler is slower, never faster
+    _check_network(alpha=alpha, beta=beta, gamma=gamma)
     times = []
     for step in schedule.steps:
         sending = np.zeros(schedule.num_nodes)
@@ -131,9 +143,12 @@ def serial_terms(schedule):
 
 def algbw(nbytes, seconds):
     """Algorithm bandwidth, bytes per second: the size of one node's array over the time."""
+    check_range("nbytes", nbytes, 0)
+    check_range("seconds", seconds, 0.0, low_open=True)
     return nbytes / seconds
 
 
 def busbw(nbytes, seconds, num_nodes):
     """Bus bandwidth (nccl-tests): algbw * 2(N-1)/N, what each link actually carried."""
+    check_count("num_nodes", num_nodes)
     return algbw(nbytes, seconds) * 2 * (num_nodes - 1) / num_nodes

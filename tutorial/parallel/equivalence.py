@@ -20,6 +20,7 @@ import numpy as np
 from tutorial.parallel.concise import GluonDataParallel
 from tutorial.parallel.trainer import DataParallelTrainer
 from tutorial.parallel.workload import digits_batches, mlp
+from tutorial.validate import check_count
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,6 +54,18 @@ def train(make, net, batches, steps):
     return report
 
 
+def _total_batch(devices, per_device_batch, total_batch):
+    """The total batch of one step, checked before any training starts."""
+    if not devices:
+        raise ValueError("devices is empty: pass a list of contexts, e.g. [mx.cpu(0), mx.cpu(1)]")
+    if total_batch is not None:
+        return check_count("total_batch", total_batch, low=len(devices),
+                           what=f"at least one sample for each of the {len(devices)} devices")
+    if per_device_batch is None:
+        raise ValueError("give per_device_batch (samples per device) or total_batch")
+    return check_count("per_device_batch", per_device_batch) * len(devices)
+
+
 def compare(trainer, aggregation, devices, per_device_batch=None, steps=20, total_batch=None,
             hidden=(32,), seed=0, optimizer="sgd", **optimizer_params):
     """Train K devices and one device on the same batches; how far apart do they end?
@@ -62,8 +75,11 @@ def compare(trainer, aggregation, devices, per_device_batch=None, steps=20, tota
     ``total_batch`` (uneven splits allowed). ``optimizer`` and its settings (MXNet names;
     default ``learning_rate=0.1``) are the same for both sides.
     """
+    if trainer not in ("scratch", "gluon"):
+        raise ValueError(f"trainer must be 'scratch' or 'gluon', got {trainer!r}")
+    total = _total_batch(devices, per_device_batch, total_batch)
+    steps = check_count("steps", steps)
     optimizer_params.setdefault("learning_rate", 0.1)
-    total = total_batch if total_batch is not None else per_device_batch * len(devices)
     reference = mlp(hidden=hidden, seed=seed)
     train(lambda net: GluonDataParallel(net, devices[:1], optimizer, kvstore=None,
                                         **optimizer_params),
@@ -71,11 +87,9 @@ def compare(trainer, aggregation, devices, per_device_batch=None, steps=20, tota
     if trainer == "scratch":
         make = lambda net: DataParallelTrainer(net, devices, optimizer,  # noqa: E731
                                                aggregation=aggregation, **optimizer_params)
-    elif trainer == "gluon":
+    else:
         make = lambda net: GluonDataParallel(net, devices, optimizer,  # noqa: E731
                                              kvstore=aggregation, **optimizer_params)
-    else:
-        raise ValueError(f"trainer must be 'scratch' or 'gluon', got {trainer!r}")
     candidate = mlp(hidden=hidden, seed=seed)
     report = train(make, candidate, digits_batches(total, seed=seed), steps)
     return Comparison(trainer, aggregation, len(devices), total, steps,

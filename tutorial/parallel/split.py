@@ -19,11 +19,13 @@ ValueError: cannot split a batch of 1 sample(s) over 2 devices: ... Use a batch 
 import mxnet as mx
 import numpy as np
 
+from tutorial.validate import check_count
+
 
 def split_sizes(n, k):
     """How many of ``n`` samples each of ``k`` devices gets (the first ones get the extras)."""
-    if not isinstance(k, int) or k < 1:
-        raise ValueError(f"need a whole number of devices >= 1, got {k!r}")
+    k = check_count("k", k, what="devices")
+    n = check_count("n", n, low=0, what="samples")
     if n < k:
         raise ValueError(
             f"cannot split a batch of {n} sample(s) over {k} devices: every device needs at "

@@ -31,6 +31,7 @@ import numpy as np
 
 from tutorial.parallel.trainer import DataParallelTrainer
 from tutorial.parallel.workload import digits_batches, mlp
+from tutorial.validate import check_count
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,11 +61,19 @@ def measure(devices, per_device_batches, steps=10, warmup=2, hidden=(512, 512),
     The sizes take turns, one step each, so that a burst of load from other programs
     slows all of them alike instead of spoiling one.
     """
-    trainers, batches, reports = {}, {}, {}
+    if not devices:
+        raise ValueError("devices is empty: pass a list of contexts, e.g. [mx.cpu(0), mx.cpu(1)]")
+    if not isinstance(per_device_batches, (list, tuple, range, np.ndarray)) \
+            or len(per_device_batches) == 0:
+        raise ValueError(f"per_device_batches must be a list of batch sizes such as [1, 8, 64], "
+                         f"got {per_device_batches!r}")
+    per_device_batches = [check_count("per_device_batch", b) for b in per_device_batches]
+    steps, warmup = check_count("steps", steps), check_count("warmup", warmup, low=0)
+    batches = {b: digits_batches(b * len(devices), seed=seed) for b in per_device_batches}
+    trainers, reports = {}, {}
     for b in per_device_batches:
         trainers[b] = DataParallelTrainer(mlp(hidden, seed=seed), devices,
                                           aggregation=aggregation, learning_rate=0.01)
-        batches[b] = digits_batches(b * len(devices), seed=seed)
         reports[b] = []
     for i in range(warmup + steps):
         for b in per_device_batches:
@@ -140,9 +149,10 @@ def layouts(model, total_batch, per_device_batches, communication=None):
     ``communication(nodes)`` gives the aggregation time for that many nodes; by default
     the model's measured (constant) one.
     """
+    check_count("total_batch", total_batch)
     rows = []
     for b in per_device_batches:
-        nodes = total_batch // b
+        nodes = total_batch // check_count("per_device_batch", b)
         if nodes * b != total_batch:
             raise ValueError(f"{total_batch} is not a multiple of per-device batch {b}")
         comm = model.communication_s if communication is None else float(communication(nodes))

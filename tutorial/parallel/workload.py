@@ -19,6 +19,7 @@ import numpy as np
 from mxnet import gluon
 
 from tutorial.data import load_digits
+from tutorial.validate import check_count
 
 IN_FEATURES, CLASSES = 64, 10
 
@@ -48,10 +49,21 @@ def digits_batches(batch_size, seed=0, data=None):
     Every batch is full (the last partial batch of an epoch is dropped), so each step
     uses the same number of samples. ``data`` = ``(X, y)`` overrides the digits.
     """
+    batch_size = check_count("batch_size", batch_size, what="samples per batch")
     X, y = load_digits() if data is None else data
+    if len(X) != len(y):
+        raise ValueError(f"data has {len(X)} rows in X but {len(y)} labels in y: "
+                         f"pass (X, y) with one label per row")
+    if len(X) == 0:
+        raise ValueError("data has no rows: pass (X, y) with at least batch_size samples")
     if batch_size > len(X):
         raise ValueError(f"batch_size {batch_size} is larger than the {len(X)} samples; "
                          f"use at most {len(X)}")
+    return _endless(X, y, batch_size, seed)
+
+
+def _endless(X, y, batch_size, seed):
+    """The generator itself (a separate function, so bad arguments fail at the call)."""
     rng = np.random.default_rng(seed)
     while True:
         order = rng.permutation(len(X))

@@ -24,6 +24,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 from tutorial.optim import trajectories
+from tutorial.validate import check_count, check_range
 
 COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
@@ -71,6 +72,11 @@ def race_model(surface, racers=DEFAULT_RACERS, lrs=(0.05, 0.1, 0.2, 0.4, 0.8),
     surface = trajectories.surface_named(surface)
     if not racers or not lrs or not momentums:
         raise ValueError("a race needs at least one racer, one lr and one momentum")
+    steps = check_count("steps", steps)
+    for i, lr in enumerate(lrs):
+        check_range(f"lrs[{i}]", lr, 0.0, low_open=True)
+    for j, mu in enumerate(momentums):
+        check_range(f"momentums[{j}]", mu, 0.0, 1.0, high_open=True)
     if make is None:
         from tutorial import optim
         make = optim.create

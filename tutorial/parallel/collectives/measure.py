@@ -15,6 +15,7 @@ import mxnet as mx
 import numpy as np
 
 from tutorial.parallel import costmodel
+from tutorial.validate import check_count, check_range
 
 from .dispatch import allreduce, schedule
 
@@ -24,6 +25,7 @@ KVSTORES = ("device", "local")
 
 def make_arrays(devices, nbytes, seed=0):
     """One float32 array of ``nbytes`` bytes (rounded down, at least 1 element) per device."""
+    check_range("nbytes", nbytes, 1)
     length = max(1, int(nbytes) // 4)
     rng = np.random.default_rng(seed)
     return [mx.nd.array(rng.standard_normal(length).astype(np.float32), ctx=d)
@@ -44,6 +46,7 @@ def summer(method, arrays):
 
 def median_seconds(fn, repeats):
     """Median wall time of ``fn`` over ``repeats`` runs, after one warm-up run."""
+    check_count("repeats", repeats)
     fn()
     mx.nd.waitall()
     times = []
@@ -57,6 +60,14 @@ def median_seconds(fn, repeats):
 
 def measure(devices, sizes, methods=OURS + KVSTORES, repeats=5):
     """Rows of {method, nbytes, seconds, algbw, busbw} for every method and size in bytes."""
+    check_count("repeats", repeats)
+    if not devices:
+        raise ValueError("devices is empty: pass a list of contexts, e.g. [mx.cpu(0), mx.cpu(1)]")
+    for i, nbytes in enumerate(sizes):
+        check_range(f"sizes[{i}]", nbytes, 1)        # bytes per array
+    unknown = [m for m in methods if m not in OURS + KVSTORES]
+    if isinstance(methods, str) or unknown:
+        raise ValueError(f"methods must be a list drawn from {OURS + KVSTORES}, got {methods!r}")
     rows = []
     for nbytes in sizes:
         arrays = make_arrays(devices, nbytes)

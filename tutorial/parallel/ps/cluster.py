@@ -24,7 +24,7 @@ failed, after which step, its last log line, and what to do.
 >>> check_sizes(num_workers=0, num_servers=1)
 Traceback (most recent call last):
 ...
-ValueError: num_workers must be a whole number >= 1 (the processes that compute gradients), got 0
+ValueError: num_workers must be a whole number >= 1 (the processes that compute gradients), got 0.
 """
 
 import ctypes
@@ -32,27 +32,19 @@ import dataclasses
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Optional, Tuple
 
-from tutorial.parallel.ps.diagnosis import failure_message, timeout_message
+from tutorial.parallel.ps.diagnosis import ClusterError, failure_message, timeout_message
+from tutorial.parallel.ps.ports import HOST, check_port, claimed_port, free_port  # noqa: F401
+from tutorial.parallel.ps.rundir import run_directory
+from tutorial.validate import check_count, check_range
 
-HOST = "127.0.0.1"
 REPO_ROOT = Path(__file__).resolve().parents[3]
 SERVER_ARGV = ("-c", "import mxnet")      # importing mxnet with DMLC_ROLE set runs the loop
-
-
-class ClusterError(RuntimeError):
-    """A cluster could not start, a process in it failed, or it ran past its deadline."""
-
-    def __init__(self, message, pids=()):
-        super().__init__(message)
-        self.pids = tuple(pids)    # the processes it had started (all stopped by now)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,7 +57,8 @@ class WorkerResult:
 @dataclasses.dataclass(frozen=True)
 class ClusterResult:
     workers: Tuple[WorkerResult, ...]
-    run_dir: Path              # logs and results of every process
+    run_dir: Optional[Path]    # logs and results of every process; None when they were in
+                               # a temporary folder, removed after the run succeeded
     seconds: float             # from the first launch to the last worker's exit
 
 
@@ -88,32 +81,8 @@ class _Node:
 
 
 def check_sizes(num_workers, num_servers):
-    for name, value, what in (("num_workers", num_workers, "the processes that compute gradients"),
-                              ("num_servers", num_servers, "the processes that hold the weights")):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{name} must be a whole number >= 1 ({what}), got {value!r}")
-
-
-def free_port():
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def check_port(port):
-    """Raise ClusterError if the scheduler could not listen on ``port``."""
-    if not isinstance(port, int) or not 1024 <= port <= 65535:
-        raise ValueError(f"port must be a whole number from 1024 to 65535, got {port!r}; "
-                         f"or pass port=None to let the launcher pick a free one")
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        try:
-            s.bind((HOST, port))
-        except OSError as error:
-            raise ClusterError(
-                f"port {port} on {HOST} is already in use ({error.strerror}): another program, "
-                f"or a cluster from an earlier run, listens there. Pass port=None to let the "
-                f"launcher pick a free port.") from None
+    check_count("num_workers", num_workers, what="the processes that compute gradients")
+    check_count("num_servers", num_servers, what="the processes that hold the weights")
 
 
 def _find_prctl():
@@ -127,10 +96,14 @@ _PRCTL = _find_prctl()
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent():
-    """Runs in each child before exec: the kernel kills it if the launcher dies."""
-    if _PRCTL is not None:
-        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
+def _child_setup(group):
+    """What each child runs before exec: join process group ``group`` (0: lead a new one,
+    as ``Popen(process_group=...)`` of Python 3.11 does) and die with the launcher."""
+    def setup():
+        os.setpgid(0, group)
+        if _PRCTL is not None:
+            _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    return setup
 
 
 def dmlc_env(role, port, num_workers, num_servers):
@@ -161,7 +134,7 @@ def _start(role, index, argv, env, run_dir, group):
     with open(log_path, "wb") as log:
         popen = subprocess.Popen([sys.executable, "-u", *argv], env=env, cwd=run_dir,
                                  stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                 process_group=group, preexec_fn=_die_with_parent)
+                                 preexec_fn=_child_setup(group))
     return _Node(role, index, popen, log_path)
 
 
@@ -206,19 +179,27 @@ def run_cluster(worker_argv, num_workers=2, num_servers=1, timeout=120.0, port=N
     before this returns, also on an exception or KeyboardInterrupt. ``server_argv`` runs
     the scheduler and the servers (tests replace ps-lite by a stand-in to check the
     supervision alone).
+
+    ``run_dir=None``: the logs go to a temporary folder, removed after a successful run
+    and kept after a failed one (the ClusterError names it). ``port=None``: a free port;
+    an explicit port must be free and not claimed by another cluster (``ports.py``).
     """
     check_sizes(num_workers, num_servers)
-    if isinstance(worker_argv, str) or not all(isinstance(a, str) for a in worker_argv):
+    if not isinstance(worker_argv, (list, tuple)) or not all(isinstance(a, str)
+                                                             for a in worker_argv):
         raise ValueError(f"worker_argv must be a list of strings such as ['-m', "
                          f"'tutorial.parallel.ps.worker', ...], got {worker_argv!r}")
-    if not timeout or timeout <= 0:
-        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-    if port is None:
-        port = free_port()
-    else:
-        check_port(port)
-    run_dir = Path(run_dir or tempfile.mkdtemp(prefix="ps_cluster_"))
-    run_dir.mkdir(parents=True, exist_ok=True)
+    timeout = check_range("timeout", timeout, 0.0, low_open=True)     # seconds
+    poll = check_range("poll", poll, 0.0, low_open=True)
+    with claimed_port(port) as port, run_directory(run_dir) as where:
+        workers, seconds = _supervise(worker_argv, num_workers, num_servers, timeout, port,
+                                      where, worker_env, poll, server_argv)
+    return ClusterResult(workers, where if run_dir is not None else None, seconds)
+
+
+def _supervise(worker_argv, num_workers, num_servers, timeout, port, run_dir, worker_env,
+               poll, server_argv):
+    """Start every process, wait for the workers; stop everyone before returning."""
     extra = dict(worker_env or {}, TUTORIAL_PS_OUT_DIR=str(run_dir))
     nodes, group, start = [], 0, time.monotonic()
     try:
@@ -248,8 +229,8 @@ def run_cluster(worker_argv, num_workers=2, num_servers=1, timeout=120.0, port=N
             time.sleep(poll)
         seconds = time.monotonic() - start
         _wait_for_exit(nodes, grace=10.0)   # servers and scheduler end by themselves
-        return ClusterResult(tuple(WorkerResult(n.index, n.log(), _read_result(run_dir, n.index))
-                                   for n in workers), run_dir, seconds)
+        return tuple(WorkerResult(n.index, n.log(), _read_result(run_dir, n.index))
+                     for n in workers), seconds
     finally:
         if nodes:
             _stop(nodes, group)

@@ -16,6 +16,14 @@ import signal
 _STEP = re.compile(r"^step (\d+)\b", re.MULTILINE)
 
 
+class ClusterError(RuntimeError):
+    """A cluster could not start, a process in it failed, or it ran past its deadline."""
+
+    def __init__(self, message, pids=()):
+        super().__init__(message)
+        self.pids = tuple(pids)    # the processes it had started (all stopped by now)
+
+
 def _last_line(text):
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     errors = [ln for ln in lines if "Error" in ln or "error" in ln]
@@ -36,9 +44,14 @@ def failure_message(node, others, run_dir):
     steps = _STEP.findall(text)
     when = f"after step {steps[-1]}" if steps else "before finishing its first step"
     stopped = ", ".join(n.name for n in others) or "none"
+    hint = ""
+    if "bind failed" in text or "no socket to node" in text:
+        hint = (" The scheduler's port was taken (by another program, or a cluster started at "
+                "the same moment); pass port=None to let the launcher pick a free one.")
     return (f"{node.name} {_how_it_ended(node.popen.returncode)} {when}: {_last_line(text)}; "
             f"the other processes ({stopped}) were stopped. Read {node.log_path} for its full "
-            f"log, fix the error it names, and run again (logs of every process are in {run_dir}).")
+            f"log, fix the error it names, and run again (logs of every process are in {run_dir})."
+            + hint)
 
 
 def timeout_message(nodes, timeout, run_dir):

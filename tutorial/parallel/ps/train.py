@@ -28,6 +28,7 @@ import numpy as np
 
 from tutorial.parallel.ps.cluster import ClusterError, run_cluster
 from tutorial.parallel.ps.digits_job import train
+from tutorial.parallel.ps.rundir import run_directory
 
 KVSTORES = ("dist_sync", "dist_async", "dist_device_sync")
 
@@ -45,25 +46,33 @@ class WorkerRun:
 
 def train_on_cluster(job, kvstore="dist_sync", num_workers=2, num_servers=1, timeout=120.0,
                      port=None, run_dir=None):
-    """Run ``job`` on ``num_workers`` worker processes; one :class:`WorkerRun` per worker."""
+    """Run ``job`` on ``num_workers`` worker processes; one :class:`WorkerRun` per worker.
+
+    ``run_dir=None``: logs and results go to a temporary folder, removed once the results
+    are read, kept when the run fails (the error names it).
+    """
     if kvstore not in KVSTORES:
         raise ValueError(f"kvstore must be one of {', '.join(map(repr, KVSTORES))}, "
                          f"got {kvstore!r}")
+    if not hasattr(job, "to_json"):
+        raise TypeError(f"job must be a DigitsJob, e.g. DigitsJob(steps=20), got {job!r}")
     argv = ["-m", "tutorial.parallel.ps.worker", kvstore, job.to_json()]
-    done = run_cluster(argv, num_workers=num_workers, num_servers=num_servers,
-                       timeout=timeout, port=port, run_dir=run_dir)
-    runs = []
-    for w in done.workers:
-        if w.result is None:
-            tail = "\n".join(w.log.strip().splitlines()[-5:])
-            raise ClusterError(f"worker {w.index} exited normally but wrote no result to "
-                               f"{done.run_dir}; the end of its log:\n{tail}")
-        with np.load(done.run_dir / f"worker{w.index}.npz") as npz:
-            params = [npz[f"arr_{i}"] for i in range(len(npz.files))]
-        r = w.result
-        runs.append(WorkerRun(w.index, r["rank"], r["losses"], r["accuracy"], params, w.log,
-                              r["seconds"]))
-    return sorted(runs, key=lambda run: run.rank)
+    with run_directory(run_dir) as where:
+        done = run_cluster(argv, num_workers=num_workers, num_servers=num_servers,
+                           timeout=timeout, port=port, run_dir=where)
+        return sorted((_read_run(w, where) for w in done.workers), key=lambda run: run.rank)
+
+
+def _read_run(w, where):
+    """A WorkerRun from what worker ``w`` wrote into ``where``."""
+    if w.result is None:
+        tail = "\n".join(w.log.strip().splitlines()[-5:])
+        raise ClusterError(f"worker {w.index} exited normally but wrote no result to "
+                           f"{where}; its logs are kept there. The end of its log:\n{tail}")
+    with np.load(where / f"worker{w.index}.npz") as npz:
+        params = [npz[f"arr_{i}"] for i in range(len(npz.files))]
+    r = w.result
+    return WorkerRun(w.index, r["rank"], r["losses"], r["accuracy"], params, w.log, r["seconds"])
 
 
 def train_single_process(job, num_workers):
