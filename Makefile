@@ -1,14 +1,19 @@
 # Two commands: `make lab` opens the course, `make test` checks it.
 # Both create .venv on first use and re-install only when pyproject.toml changes.
 
-PYTHON ?= $(shell for p in python3.11 python3.10 python3.9 python3; do \
+PYTHON ?= $(shell for p in python3.11 python3.10 python3; do \
             command -v $$p >/dev/null 2>&1 && { echo $$p; break; }; done)
-VENV   := .venv
+# The interpreter itself: $(PYTHON) if it runs, else pyenv's copy of that name (pyenv's shim
+# refuses versions that are installed but not selected).
+PYTHON_EXE := $(shell $(PYTHON) --version >/dev/null 2>&1 && echo $(PYTHON) || \
+                ls -d $$(pyenv root 2>/dev/null)/versions/*/bin/$(PYTHON) 2>/dev/null | tail -1)
+# A Python named on the command line gets its own environment (make test PYTHON=python3.10).
+VENV   := $(if $(filter command line,$(origin PYTHON)),.venv-$(notdir $(PYTHON)),.venv)
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: lab slides test test-numerics execute-notebooks bench selfcheck clean-venv help
+.PHONY: lab slides unit test test-numerics execute-notebooks bench selfcheck clean-venv help
 
 help:
 	@echo "make lab                open the course in JupyterLab (127.0.0.1, token on)"
@@ -16,15 +21,17 @@ help:
 	@echo "make test               unit tests, doctests and nbval over every notebook (fast mode),"
 	@echo "                        then nbval again under a second numeric configuration"
 	@echo "make test-numerics      nbval under a third numeric configuration"
+	@echo "make unit               unit tests and doctests only"
 	@echo "make selfcheck          check this machine: versions, devices, one real training run"
 	@echo "make execute-notebooks  re-run every notebook in fast mode and store its outputs"
 	@echo "make bench              run the benchmarks (ratios against MXNet in the same process)"
 
 $(STAMP): pyproject.toml
-	@$(PYTHON) -c "import sys; v = sys.version_info[:2]; sys.exit(0 if (3, 9) <= v <= (3, 11) else \
-	  'mxnet 1.9.1 needs Python 3.9 to 3.11 (it imports distutils), but $(PYTHON) is %d.%d. ' \
+	@test -n "$(PYTHON_EXE)" || { echo "$(PYTHON) not found: install Python 3.11 or 3.10, or name one with make PYTHON=..."; exit 1; }
+	@$(PYTHON_EXE) -c "import sys; v = sys.version_info[:2]; sys.exit(0 if (3, 10) <= v <= (3, 11) else \
+	  'the course needs Python 3.10 or 3.11 (mxnet 1.9.1 imports distutils; the pinned scikit-learn and jupyterlab need 3.10), but $(PYTHON) is %d.%d. ' \
 	  'Install Python 3.11, then run: make PYTHON=python3.11 $(MAKECMDGOALS)' % v)"
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@test -x $(BIN)/python || $(PYTHON_EXE) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --editable '.[test]'
 	@touch $(STAMP)
 
@@ -46,6 +53,10 @@ NUMERIC_ALT   := MXNET_MKLDNN_ENABLED=0 OPENBLAS_CORETYPE=SandyBridge OMP_NUM_TH
 NUMERIC_THIRD := DNNL_MAX_CPU_ISA=AVX2 OMP_NUM_THREADS=2
 NBVAL := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q --nbval notebooks slides \
          --sanitize-with tests/nbval_sanitize.cfg
+
+# Unit tests and doctests alone (CI runs them under a second Python too).
+unit: $(STAMP)
+	TUTORIAL_FAST=1 $(BIN)/python -m pytest -q tests --doctest-modules tutorial
 
 # Unit tests and doctests, then nbval over every notebook and the slides, in fast mode:
 # once as the machine is, once under NUMERIC_ALT.

@@ -34,9 +34,9 @@ def pins(distribution="tutorial"):
 
 def check_python():
     v = sys.version_info
-    ok = (3, 9) <= (v.major, v.minor) <= (3, 11)
+    ok = (3, 10) <= (v.major, v.minor) <= (3, 11)
     return Result("python", ok, platform.python_version(),
-                  "" if ok else "mxnet 1.9.1 needs Python 3.9-3.11: run make PYTHON=python3.11 lab")
+                  "" if ok else "the course needs Python 3.10 or 3.11: run make PYTHON=python3.11 lab")
 
 
 def check_versions():
