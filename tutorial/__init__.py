@@ -4,6 +4,7 @@ Subpackages, one idea per file:
 
 - ``tutorial.config``   fast mode, read from ``TUTORIAL_FAST`` in one place
 - ``tutorial.validate`` the one range and count checker for arguments
+- ``tutorial.progress`` one live line for long cells (what runs, how far, time left)
 - ``tutorial.devices``  GPUs MXNet can really use (probed once per process), and CPU
   contexts that stand in for them
 - ``tutorial.batch_checks`` does a batch fit the net: feature count, class labels

@@ -1,0 +1,66 @@
+"""tutorial.progress: the line's text, its rate limit, and silence outside a kernel."""
+
+import pytest
+
+from tutorial.progress import Progress, format_seconds, progress_line, track
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.mark.parametrize("seconds, text", [(0, "0 s"), (59.4, "59 s"), (60, "1 min"),
+                                           (125, "2 min 5 s"), (3720, "1 h 2 min")])
+def test_format_seconds(seconds, text):
+    assert format_seconds(seconds) == text
+
+
+def test_time_left_extrapolates_from_the_finished_units():
+    assert progress_line("fit", 1, 4, 10.0) == \
+        "fit: 1 of 4 (25%), 10 s elapsed, about 30 s left"
+    assert progress_line("fit", 3, 4, 30.0, detail="epoch 3") == \
+        "fit: 3 of 4 (75%), 30 s elapsed, about 10 s left (epoch 3)"
+
+
+def test_outside_a_kernel_nothing_is_shown(capsys):
+    with Progress("quiet", 3) as progress:
+        for _ in range(3):
+            progress.advance()
+    assert progress._widget is None
+    assert capsys.readouterr().out == ""
+
+
+def test_the_widget_starts_constant_and_updates_in_place(capsys):
+    clock = FakeClock()
+    progress = Progress("sweep", 4, show=True, clock=clock, min_interval=1.0)
+    assert progress._widget.value == "sweep: starting (0 of 4)"
+    clock.now += 2
+    progress.advance("a")
+    assert progress._widget.value == "sweep: 1 of 4 (25%), 2 s elapsed, about 6 s left (a)"
+    clock.now += 0.5                      # within min_interval: not redrawn
+    progress.advance("b")
+    assert progress._widget.value.startswith("sweep: 1 of 4")
+    clock.now += 0.5
+    progress.advance("c")                 # 1 s since the last draw: redrawn
+    assert progress._widget.value.startswith("sweep: 3 of 4")
+    progress.advance("d")                 # the last unit always draws
+    assert progress._widget.value == "sweep: done, 4 of 4 in 3 s (d)"
+
+
+def test_an_error_shows_where_the_work_stopped():
+    with pytest.raises(RuntimeError):
+        with Progress("runs", 5, show=True, clock=FakeClock()) as progress:
+            progress.advance()
+            raise RuntimeError("boom")
+    assert progress._widget.value.endswith("(stopped: RuntimeError)")
+    assert "1 of 5" in progress._widget.value
+
+
+def test_track_counts_every_item_and_checks_the_total():
+    assert list(track(iter(range(3)), "items", show=False)) == [0, 1, 2]
+    with pytest.raises(ValueError, match="total must be a whole number >= 1"):
+        Progress("nothing", 0)

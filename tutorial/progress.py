@@ -1,0 +1,132 @@
+"""Progress for long cells: one live line saying what runs, how far, and the time left.
+
+    with Progress("sweep: 5 batch sizes x 4 rates", total=20) as progress:
+        for job in jobs:
+            run(job)
+            progress.advance(f"batch {job.batch}")
+
+In a Jupyter kernel the line is an ``ipywidgets.HTML`` that changes in place. Its
+first value ("... starting") is what a saved notebook stores as the cell's text, so
+nbval compares a constant while the learner watches the line move; every later value
+travels as a widget update, which nbval does not compare. Outside a kernel (scripts,
+``make test``'s unit tests) nothing is shown: logs stay quiet.
+
+The text is a pure function of (what, done, total, elapsed), so it is tested apart
+from any widget:
+
+>>> progress_line("sweep", 0, 20, 0.0)
+'sweep: starting (0 of 20)'
+>>> progress_line("sweep", 5, 20, 30.0)
+'sweep: 5 of 20 (25%), 30 s elapsed, about 1 min 30 s left'
+>>> progress_line("sweep", 20, 20, 125.0, detail="batch 512")
+'sweep: done, 20 of 20 in 2 min 5 s (batch 512)'
+"""
+
+import math
+import time
+
+from tutorial.validate import check_count
+
+
+def format_seconds(seconds):
+    """'42 s', '3 min 5 s', '1 h 2 min' (rounded to whole seconds)."""
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds} s" if seconds else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min"
+
+
+def progress_line(what, done, total, elapsed, detail=""):
+    """The text of the line after ``done`` of ``total`` units took ``elapsed`` seconds.
+
+    Time left assumes the remaining units take as long as the finished ones did.
+    """
+    tail = f" ({detail})" if detail else ""
+    if done == 0:
+        return f"{what}: starting (0 of {total}){tail}"
+    if done >= total:
+        return f"{what}: done, {done} of {total} in {format_seconds(elapsed)}{tail}"
+    left = elapsed / done * (total - done)
+    return (f"{what}: {done} of {total} ({math.floor(100 * done / total)}%), "
+            f"{format_seconds(elapsed)} elapsed, about {format_seconds(left)} left{tail}")
+
+
+def _in_kernel():
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+class Progress:
+    """A live progress line for ``total`` units of work (see the module docstring).
+
+    ``show=None`` shows it only inside a Jupyter kernel; ``clock`` is injectable for
+    tests. Updates reach the browser at most every ``min_interval`` seconds, and always
+    at the end.
+    """
+
+    def __init__(self, what, total, show=None, clock=time.monotonic, min_interval=0.25):
+        self.what = str(what)
+        self.total = check_count("total", total, what="units of work the line counts")
+        self.done = 0
+        self.detail = ""
+        self._clock = clock
+        self._start = clock()
+        self._last_draw = -math.inf
+        self._min_interval = min_interval
+        self._widget = None
+        if _in_kernel() if show is None else show:
+            import ipywidgets
+            from IPython.display import display
+            self._widget = ipywidgets.HTML(value=self.line())
+            display(self._widget)
+
+    @property
+    def elapsed(self):
+        return self._clock() - self._start
+
+    def line(self):
+        return progress_line(self.what, self.done, self.total, self.elapsed, self.detail)
+
+    def advance(self, detail="", by=1):
+        """``by`` more units are done; ``detail`` says which (e.g. 'batch 512')."""
+        self.done = min(self.total, self.done + by)
+        self.detail = str(detail)
+        self._draw(force=self.done == self.total)
+
+    def close(self):
+        """Show the final line (also when the work stopped early with an error)."""
+        self._draw(force=True)
+
+    def _draw(self, force=False):
+        if self._widget is None:
+            return
+        now = self._clock()
+        if force or now - self._last_draw >= self._min_interval:
+            self._widget.value = self.line()
+            self._last_draw = now
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, trace):
+        if error is not None:
+            self.detail = f"stopped: {type(error).__name__}"
+        self.close()
+        return False
+
+
+def track(items, what, total=None, show=None):
+    """Yield from ``items`` while a Progress line counts them (``total`` defaults to len)."""
+    items = list(items) if total is None and not hasattr(items, "__len__") else items
+    with Progress(what, len(items) if total is None else total, show=show) as progress:
+        for item in items:
+            yield item
+            progress.advance()
