@@ -1,7 +1,9 @@
 """Which MXNet build `make` installs, and the pins it reads; fast (tests/test_gpu_install.py
 installs the GPU build for real)."""
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -82,3 +84,26 @@ def test_ldd_output_is_read_into_missing_libraries_and_symbols():
 
 def test_mxnet_here_resolves_every_library_but_the_drivers():
     assert gpu_setup.check() == []
+
+
+def _plan(venv, gpu):
+    """What `make lab` would run for the venv folder ``venv`` (make -n runs nothing)."""
+    env = {k: v for k, v in os.environ.items() if k != "GPU"}
+    return subprocess.run(["make", "-n", "lab", f"VENV={venv}", f"GPU={gpu}"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, check=True).stdout
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_reinstalls_when_the_switch_asks_for_the_other_build(tmp_path):
+    venv = tmp_path / "venv"
+    assert "tutorial.gpu_setup install gpu" in _plan(venv, 1)    # no stamp yet
+    venv.mkdir()
+    stamp = venv / ".installed"
+    for recorded, gpu, install in [("cpu", 0, None), ("cpu", 1, "gpu"),
+                                   ("gpu", 1, None), ("gpu", 0, "cpu"), ("", 0, None)]:
+        stamp.write_text(recorded + "\n")
+        os.utime(stamp, (1e10, 1e10))    # newer than pyproject.toml
+        plan = _plan(venv, gpu)
+        assert ("tutorial.gpu_setup install" in plan) == (install is not None), (recorded, gpu)
+        if install:
+            assert f"tutorial.gpu_setup install {install}" in plan
