@@ -13,10 +13,18 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: lab slides unit test test-numerics execute-notebooks bench selfcheck clean-venv help
+# Which MXNet build .venv holds: the GPU build (mxnet-cu117 and the CUDA 11 libraries) when
+# nvidia-smi lists a GPU, else the CPU build; `make lab GPU=1` or `GPU=0` decides instead.
+# The stamp records the build it installed, so a different one re-installs (stamps written
+# before it recorded anything are CPU installs).
+BUILD     := $(shell GPU='$(GPU)' $(PYTHON_EXE) -m tutorial.gpu_setup want)
+INSTALLED := $(or $(shell cat $(STAMP) 2>/dev/null),cpu)
+
+.PHONY: lab slides unit test test-numerics execute-notebooks bench selfcheck clean-venv help FORCE
 
 help:
 	@echo "make lab                open the course in JupyterLab (127.0.0.1, token on)"
+	@echo "make lab GPU=1 / GPU=0  GPU (mxnet-cu117) or CPU build of MXNet; unset: nvidia-smi decides"
 	@echo "make slides             open the instructor's deck (slides/) in JupyterLab; Alt+R presents"
 	@echo "make test               unit tests, doctests and nbval over every notebook (fast mode),"
 	@echo "                        then nbval again under a second numeric configuration"
@@ -26,14 +34,14 @@ help:
 	@echo "make execute-notebooks  re-run every notebook in fast mode and store its outputs"
 	@echo "make bench              run the benchmarks (ratios against MXNet in the same process)"
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(if $(filter $(BUILD),$(INSTALLED)),,FORCE)
 	@test -n "$(PYTHON_EXE)" || { echo "$(PYTHON) not found: install Python 3.11 or 3.10, or name one with make PYTHON=..."; exit 1; }
 	@$(PYTHON_EXE) -c "import sys; v = sys.version_info[:2]; sys.exit(0 if (3, 10) <= v <= (3, 11) else \
 	  'the course needs Python 3.10 or 3.11 (mxnet 1.9.1 imports distutils; the pinned scikit-learn and jupyterlab need 3.10), but $(PYTHON) is %d.%d. ' \
 	  'Install Python 3.11, then run: make PYTHON=python3.11 $(MAKECMDGOALS)' % v)"
 	@test -x $(BIN)/python || $(PYTHON_EXE) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --editable '.[test]'
-	@touch $(STAMP)
+	$(BIN)/python -m tutorial.gpu_setup install $(or $(BUILD),unknown)
+	@echo $(BUILD) > $(STAMP)
 
 lab: $(STAMP)
 	$(BIN)/python -m tutorial.lab

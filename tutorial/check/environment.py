@@ -39,13 +39,21 @@ def check_python():
                   "" if ok else "the course needs Python 3.10 or 3.11: run make PYTHON=python3.11 lab")
 
 
+def _installed_version(name):
+    """The installed version of ``name``; for mxnet, the GPU build counts too."""
+    from tutorial.gpu_setup import CPU_DIST, GPU_DIST
+    for dist in (name, GPU_DIST) if name == CPU_DIST else (name,):
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return "missing"
+
+
 def check_versions():
     wanted, wrong = pins(), []
     for name in PINNED:
-        try:
-            have = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            have = "missing"
+        have = _installed_version(name)
         if name in wanted and have != wanted[name]:
             wrong.append(f"{name} {have} (pinned {wanted[name]})")
     detail = "; ".join(wrong) or "all pinned versions installed"
