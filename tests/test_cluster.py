@@ -217,3 +217,26 @@ def test_workers_die_when_the_launcher_is_interrupted_or_killed(tmp_path, how):
 def test_worker_argv_must_be_a_list_of_strings():
     with pytest.raises(ValueError, match="worker_argv must be a list of strings"):
         run_cluster("-m tutorial.parallel.ps.worker", num_workers=1)
+
+
+def test_on_poll_sees_each_workers_last_step(tmp_path):
+    """The progress line of train_on_cluster reads the steps the workers printed."""
+    out = run_child("""
+        import json
+        counts = ("import os, time\\n"
+                  "for step in range(1, 4):\\n"
+                  "    print(f'step {step} loss 0.5', flush=True); time.sleep(0.3)\\n")
+        seen = []
+        run_cluster(["-c", counts], num_workers=2, num_servers=1, timeout=60, poll=0.05,
+                    server_argv=["-c", "import time; time.sleep(600)"], on_poll=seen.append)
+        print(json.dumps({"seen": seen}))
+    """, tmp_path)
+    seen = out["seen"]
+    assert all(len(steps) == 2 and all(0 <= s <= 3 for s in steps) for steps in seen)
+    assert [0, 0] in seen or min(map(sum, seen)) < 6        # watched while they ran
+    assert any(sum(steps) >= 4 for steps in seen)             # and saw them get far
+
+
+def test_on_poll_must_be_callable():
+    with pytest.raises(TypeError, match="on_poll must be a function"):
+        run_cluster(["-c", "pass"], on_poll="yes")

@@ -95,6 +95,12 @@ class Progress:
     def line(self):
         return progress_line(self.what, self.done, self.total, self.elapsed, self.detail)
 
+    def update(self, done, detail=""):
+        """``done`` units are done in all (for work that reports totals, not steps)."""
+        self.done = max(0, min(self.total, int(done)))
+        self.detail = str(detail)
+        self._draw(force=self.done == self.total)
+
     def advance(self, detail="", by=1):
         """``by`` more units are done; ``detail`` says which (e.g. 'batch 512')."""
         self.done = min(self.total, self.done + by)

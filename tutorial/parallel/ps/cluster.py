@@ -38,7 +38,8 @@ import time
 from pathlib import Path
 from typing import Optional, Tuple
 
-from tutorial.parallel.ps.diagnosis import ClusterError, failure_message, timeout_message
+from tutorial.parallel.ps.diagnosis import (ClusterError, failure_message, last_step,
+                                            timeout_message)
 from tutorial.parallel.ps.ports import HOST, check_port, claimed_port, free_port  # noqa: F401
 from tutorial.parallel.ps.rundir import run_directory
 from tutorial.validate import check_count, check_range
@@ -167,7 +168,8 @@ def _read_result(run_dir, index):
 
 
 def run_cluster(worker_argv, num_workers=2, num_servers=1, timeout=120.0, port=None,
-                run_dir=None, worker_env=None, poll=0.1, server_argv=SERVER_ARGV):
+                run_dir=None, worker_env=None, poll=0.1, server_argv=SERVER_ARGV,
+                on_poll=None):
     """Start a scheduler, ``num_servers`` servers and ``num_workers`` workers; wait for them.
 
     ``worker_argv``: what follows ``python -u`` for each worker, e.g.
@@ -178,7 +180,8 @@ def run_cluster(worker_argv, num_workers=2, num_servers=1, timeout=120.0, port=N
     every process and raises :class:`ClusterError` otherwise. Every process is stopped
     before this returns, also on an exception or KeyboardInterrupt. ``server_argv`` runs
     the scheduler and the servers (tests replace ps-lite by a stand-in to check the
-    supervision alone).
+    supervision alone). ``on_poll(steps)``, if given, is called at every poll with the last
+    step each worker printed so far (a progress line draws them).
 
     ``run_dir=None``: the logs go to a temporary folder, removed after a successful run
     and kept after a failed one (the ClusterError names it). ``port=None``: a free port;
@@ -191,14 +194,16 @@ def run_cluster(worker_argv, num_workers=2, num_servers=1, timeout=120.0, port=N
                          f"'tutorial.parallel.ps.worker', ...], got {worker_argv!r}")
     timeout = check_range("timeout", timeout, 0.0, low_open=True)     # seconds
     poll = check_range("poll", poll, 0.0, low_open=True)
+    if on_poll is not None and not callable(on_poll):
+        raise TypeError(f"on_poll must be a function of the workers' steps, got {on_poll!r}")
     with claimed_port(port) as port, run_directory(run_dir) as where:
         workers, seconds = _supervise(worker_argv, num_workers, num_servers, timeout, port,
-                                      where, worker_env, poll, server_argv)
+                                      where, worker_env, poll, server_argv, on_poll)
     return ClusterResult(workers, where if run_dir is not None else None, seconds)
 
 
 def _supervise(worker_argv, num_workers, num_servers, timeout, port, run_dir, worker_env,
-               poll, server_argv):
+               poll, server_argv, on_poll=None):
     """Start every process, wait for the workers; stop everyone before returning."""
     extra = dict(worker_env or {}, TUTORIAL_PS_OUT_DIR=str(run_dir))
     nodes, group, start = [], 0, time.monotonic()
@@ -226,6 +231,8 @@ def _supervise(worker_argv, num_workers, num_servers, timeout, port, run_dir, wo
                 message = timeout_message(nodes, timeout, run_dir)   # before stopping
                 _stop(nodes, group)
                 raise ClusterError(message, [n.popen.pid for n in nodes])
+            if on_poll is not None:
+                on_poll([last_step(n.log()) for n in workers])
             time.sleep(poll)
         seconds = time.monotonic() - start
         _wait_for_exit(nodes, grace=10.0)   # servers and scheduler end by themselves

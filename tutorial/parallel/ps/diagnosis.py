@@ -16,6 +16,12 @@ import signal
 _STEP = re.compile(r"^step (\d+)\b", re.MULTILINE)
 
 
+def last_step(log):
+    """The last ``step N`` a worker printed in its log (0 before its first step)."""
+    steps = _STEP.findall(log)
+    return int(steps[-1]) if steps else 0
+
+
 class ClusterError(RuntimeError):
     """A cluster could not start, a process in it failed, or it ran past its deadline."""
 

@@ -26,9 +26,10 @@ from typing import List, Optional
 
 import numpy as np
 
-from tutorial.parallel.ps.cluster import ClusterError, run_cluster
+from tutorial.parallel.ps.cluster import ClusterError, check_sizes, run_cluster
 from tutorial.parallel.ps.digits_job import train
 from tutorial.parallel.ps.rundir import run_directory
+from tutorial.progress import Progress
 
 KVSTORES = ("dist_sync", "dist_async", "dist_device_sync")
 
@@ -49,17 +50,25 @@ def train_on_cluster(job, kvstore="dist_sync", num_workers=2, num_servers=1, tim
     """Run ``job`` on ``num_workers`` worker processes; one :class:`WorkerRun` per worker.
 
     ``run_dir=None``: logs and results go to a temporary folder, removed once the results
-    are read, kept when the run fails (the error names it).
+    are read, kept when the run fails (the error names it). In a notebook a live line counts
+    the steps the workers have done (``tutorial.progress``).
     """
     if kvstore not in KVSTORES:
         raise ValueError(f"kvstore must be one of {', '.join(map(repr, KVSTORES))}, "
                          f"got {kvstore!r}")
     if not hasattr(job, "to_json"):
         raise TypeError(f"job must be a DigitsJob, e.g. DigitsJob(steps=20), got {job!r}")
+    check_sizes(num_workers, num_servers)
     argv = ["-m", "tutorial.parallel.ps.worker", kvstore, job.to_json()]
-    with run_directory(run_dir) as where:
+    what = f"{kvstore} cluster, {num_workers} workers x {job.steps} steps"
+    with run_directory(run_dir) as where, \
+            Progress(what, total=num_workers * job.steps) as progress:
+        def on_poll(steps):
+            progress.update(sum(steps), detail=f"timeout {timeout} s")
+
         done = run_cluster(argv, num_workers=num_workers, num_servers=num_servers,
-                           timeout=timeout, port=port, run_dir=where)
+                           timeout=timeout, port=port, run_dir=where, on_poll=on_poll)
+        progress.update(progress.total)
         return sorted((_read_run(w, where) for w in done.workers), key=lambda run: run.rank)
 
 
