@@ -84,6 +84,35 @@ def test_nadam_schedule_is_per_parameter_against_numpy():
                  run_reference(update, lambda w: (0 * w, 0 * w, 1.0)))
 
 
+def test_adamax_epsilon_against_numpy():
+    """epsilon > 0 adds it to r (Keras's placement): w -= lr/(1-b1^t) * m / (r + eps)."""
+    b1, b2, eps, lr = 0.9, 0.999, 1e-3, 0.01
+
+    def update(t, w, g, state):
+        m, r = state
+        u = np.clip(RESCALE * g + WD * w, -CLIP, CLIP)
+        m = b1 * m + (1 - b1) * u
+        r = np.maximum(b2 * r, np.abs(u))
+        return w - lr / (1 - b1 ** t) * m / (r + eps), (m, r)
+    assert_close(run_ours(topt.create("adamax", epsilon=eps, **dict(KW, learning_rate=lr))),
+                 run_reference(update, lambda w: (0 * w, 0 * w)))
+
+
+def test_adamax_divides_zero_by_zero_unless_given_epsilon():
+    """A coordinate whose first u is exactly 0 (w = 0, g = 0): MXNet's Adamax and ours with
+    the default epsilon=0 compute 0/0; with epsilon > 0 that coordinate does not move."""
+    def step(optimizer):
+        w = mx.nd.array([0.0, 1.0])
+        optimizer.update(0, w, mx.nd.array([0.0, 0.5]), optimizer.create_state(0, w))
+        return w.asnumpy()
+    for optimizer in (mx.optimizer.create("adamax", wd=0.1), topt.create("adamax", wd=0.1)):
+        w = step(optimizer)
+        assert np.isnan(w[0]) and np.isfinite(w[1])
+    w = step(topt.create("adamax", wd=0.1, epsilon=1e-8))
+    assert w[0] == 0.0 and np.isfinite(w[1])
+    np.testing.assert_allclose(w[1], step(mx.optimizer.create("adamax", wd=0.1))[1], rtol=1e-6)
+
+
 def test_dcasgd_with_momentum_against_numpy():
     lamda = 0.5
 

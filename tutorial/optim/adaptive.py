@@ -152,17 +152,24 @@ class TutorialAdamax(ChainOptimizer):
 
         u = clip(g + wd * w)
         m = beta1 * m + (1 - beta1) * u;   r = max(beta2 * r, |u|)
-        w = w - lr / (1 - beta1^t) * m / r
+        w = w - lr / (1 - beta1^t) * m / (r + epsilon)
+
+    With the default ``epsilon=0`` this is the paper's and MXNet's update, and a
+    coordinate whose first u is exactly 0 (a zero-initialised bias of a unit that no
+    example activates, a weight on an always-black pixel when wd = 0) computes 0/0 = NaN.
+    ``epsilon > 0`` (Keras's placement) makes that step 0/epsilon = 0 instead.
     """
     default_learning_rate = 0.002
 
-    def __init__(self, beta1=0.9, beta2=0.999, **kwargs):
+    def __init__(self, beta1=0.9, beta2=0.999, epsilon=0.0, **kwargs):
         _check_betas(beta1, beta2)
+        check_range("epsilon", epsilon, 0.0)
         super().__init__(**kwargs)
-        self.beta1, self.beta2 = beta1, beta2
+        self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
 
     def chain(self):
-        return (AddDecayedWeights(), Clip(), ScaleByAdamax(self.beta1, self.beta2), ScaleByLr())
+        return (AddDecayedWeights(), Clip(), ScaleByAdamax(self.beta1, self.beta2, self.epsilon),
+                ScaleByLr())
 
 
 @mx.optimizer.register

@@ -144,9 +144,10 @@ class ScaleByAdam(NamedTuple):
 
 
 class ScaleByAdamax(NamedTuple):
-    """m <- β1·m + (1-β1)·u; r <- max(β2·r, |u|); u <- m / r / (1 - β1^t)."""
+    """m <- β1·m + (1-β1)·u; r <- max(β2·r, |u|); u <- m / (r + eps) / (1 - β1^t)."""
     beta1: float
     beta2: float
+    eps: float = 0.0
 
     def init(self, weight):
         return (zeros_like(weight), zeros_like(weight))
@@ -156,7 +157,8 @@ class ScaleByAdamax(NamedTuple):
         m *= self.beta1
         m += u * (1.0 - self.beta1)
         r[:] = mx.nd.maximum(r * self.beta2, mx.nd.abs(u))
-        return m / r / (1.0 - self.beta1 ** step.t)
+        denominator = r + self.eps if self.eps else r     # eps = 0: MXNet's op sequence
+        return m / denominator / (1.0 - self.beta1 ** step.t)
 
 
 class ScaleByNadam(NamedTuple):
