@@ -64,3 +64,14 @@ def test_track_counts_every_item_and_checks_the_total():
     assert list(track(iter(range(3)), "items", show=False)) == [0, 1, 2]
     with pytest.raises(ValueError, match="total must be a whole number >= 1"):
         Progress("nothing", 0)
+
+
+def test_in_fast_mode_a_kernel_shows_nothing(monkeypatch):
+    """Fast mode produces the stored outputs: no line there, so they do not depend on timing."""
+    import tutorial.progress as progress_module
+
+    monkeypatch.setattr(progress_module, "_in_kernel", lambda: True)
+    monkeypatch.setenv("TUTORIAL_FAST", "1")
+    assert Progress("fast", 2)._widget is None
+    monkeypatch.setenv("TUTORIAL_FAST", "0")
+    assert Progress("full", 2)._widget is not None
