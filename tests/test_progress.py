@@ -62,8 +62,9 @@ def test_an_error_shows_where_the_work_stopped():
 
 def test_track_counts_every_item_and_checks_the_total():
     assert list(track(iter(range(3)), "items", show=False)) == [0, 1, 2]
-    with pytest.raises(ValueError, match="total must be a whole number >= 1"):
-        Progress("nothing", 0)
+    with pytest.raises(ValueError, match="total must be a whole number >= 0"):
+        Progress("nothing", -1)
+    assert Progress("empty", 0, show=False).line() == "empty: starting (0 of 0)"
 
 
 def test_in_fast_mode_a_kernel_shows_nothing(monkeypatch):

@@ -74,7 +74,7 @@ class Progress:
 
     def __init__(self, what, total, show=None, clock=time.monotonic, min_interval=0.25):
         self.what = str(what)
-        self.total = check_count("total", total, what="units of work the line counts")
+        self.total = check_count("total", total, low=0, what="units of work the line counts")
         self.done = 0
         self.detail = ""
         self._clock = clock

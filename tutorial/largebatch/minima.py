@@ -14,6 +14,7 @@ import numpy as np
 from tutorial.largebatch.runs import train_family
 from tutorial.largebatch.sharpness import (MLPLoss, interpolate, sharpness,
                                            top_hessian_eigenvalue)
+from tutorial.progress import track
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,7 +39,7 @@ class MinimumReport:
 def train_solutions(data, settings, n_seeds=2, seed=0):
     """``{label: [params of seed 0, params of seed 1, ...]}`` (lists of NumPy arrays)."""
     solutions = {}
-    for s in settings:
+    for s in track(settings, f"training {n_seeds} seeds per setting"):
         _, net = train_family(data, s.batch_size, [s.lr] * n_seeds, max_steps=s.steps,
                               seed=seed, stop="never", same_init=False, targets=(1.0,),
                               return_net=True)
@@ -52,7 +53,7 @@ def measure(data, solutions, eps=1e-3):
     train = MLPLoss(data.X_train, data.y_train, data.X_train.shape[1])
     val = MLPLoss(data.X_val, data.y_val, data.X_train.shape[1])
     reports = []
-    for label, per_seed in solutions.items():
+    for label, per_seed in track(solutions.items(), "sharpness and top eigenvalue per setting"):
         for seed, params in enumerate(per_seed):
             loss, acc = train.loss_and_accuracy(params)
             reports.append(MinimumReport(label, seed, loss, acc, val.loss_and_accuracy(params)[1],

@@ -15,6 +15,7 @@ from typing import Optional, Tuple
 
 from tutorial.largebatch.runs import train_family
 from tutorial.optim.scaling import linear_scaled_lr, warmup_scaled
+from tutorial.progress import Progress
 from tutorial.validate import check_count, check_range
 
 RULES = ("fixed", "linear", "warmup")
@@ -49,7 +50,9 @@ def compare_recipes(data, batch_sizes, base_lr=0.025, base_batch=16, warmup_step
         raise ValueError(f"warmup_steps ({warmup_steps}) must be fewer than steps ({steps}), "
                          f"or the runs never train at the scaled rate")
     results = []
+    progress = Progress("fixed, linear and warmup runs", len(batch_sizes))
     for batch_size in batch_sizes:
+        progress.advance(f"batch {batch_size}", by=0)
         peak = linear_scaled_lr(base_lr, base_batch, batch_size)
         fixed, linear = train_family(data, batch_size, [base_lr, peak], targets=(target,),
                                      max_steps=steps, seed=seed, stop="never")
@@ -60,4 +63,5 @@ def compare_recipes(data, batch_sizes, base_lr=0.025, base_batch=16, warmup_step
         results += [_record("fixed", batch_size, base_lr, fixed, target),
                     _record("linear", batch_size, peak, linear, target),
                     _record("warmup", batch_size, peak, warm, target)]
+        progress.advance(f"batch {batch_size}")
     return results

@@ -15,6 +15,7 @@ import dataclasses
 from typing import Dict, Optional, Tuple
 
 from tutorial.largebatch.runs import train_family
+from tutorial.progress import Progress
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,9 +51,11 @@ def batch_size_sweep(data, batch_sizes, lrs, targets=(0.93, 0.95, 0.97), max_ste
     if not seeds:
         raise ValueError("seeds must name at least one seed, e.g. seeds=(0,)")
     points = []
+    progress = Progress(f"batch-size sweep, {len(lrs)} rates each", len(batch_sizes) * len(seeds))
     for batch_size in batch_sizes:
         per_seed, grid, edge = [], None, False
         for seed in seeds:
+            progress.advance(f"batch {batch_size}, seed {seed}", by=0)
             runs = train_family(data, batch_size, lrs, optimizer=optimizer,
                                 optimizer_kw=optimizer_kw, targets=targets,
                                 max_steps=max_steps, seed=seed, stop="best")
@@ -60,6 +63,7 @@ def batch_size_sweep(data, batch_sizes, lrs, targets=(0.93, 0.95, 0.97), max_ste
             top = per_seed[-1][1][max(targets)]
             edge |= top is not None and top in (min(lrs), max(lrs))
             grid = grid or tuple((r.lr, dict(r.steps_to), r.diverged) for r in runs)
+            progress.advance(f"batch {batch_size}, seed {seed}")
         steps, best_lr = _median_over_seeds(per_seed, targets)
         points.append(SweepPoint(batch_size, steps, best_lr, edge, grid))
     return points

@@ -15,6 +15,7 @@ import mxnet as mx
 import numpy as np
 
 from tutorial.parallel import costmodel
+from tutorial.progress import Progress
 from tutorial.validate import check_count, check_range
 
 from .dispatch import allreduce, schedule
@@ -69,14 +70,17 @@ def measure(devices, sizes, methods=OURS + KVSTORES, repeats=5):
     if isinstance(methods, str) or unknown:
         raise ValueError(f"methods must be a list drawn from {OURS + KVSTORES}, got {methods!r}")
     rows = []
+    progress = Progress(f"timing {len(methods)} methods", len(sizes) * len(methods))
     for nbytes in sizes:
         arrays = make_arrays(devices, nbytes)
         real = arrays[0].size * 4
         for method in methods:
+            progress.advance(f"{method}, {nbytes:,} bytes", by=0)
             seconds = median_seconds(summer(method, arrays), repeats)
             rows.append(dict(method=method, nbytes=real, seconds=seconds,
                              algbw=costmodel.algbw(real, seconds),
                              busbw=costmodel.busbw(real, seconds, len(devices))))
+            progress.advance(f"{method}, {nbytes:,} bytes")
     return rows
 
 
