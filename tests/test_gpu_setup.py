@@ -6,8 +6,12 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:        # Python 3.10: pytest's own dependency tomli
+    import tomli as tomllib
 
 import pytest
 
