@@ -54,6 +54,36 @@ def chromium_executable():
     return executable
 
 
+def cleared_copy(notebook, folder):
+    """Copy ``notebook`` into ``folder`` without outputs or saved widget state, so what a
+    test sees comes from its own run (and JupyterLab's autosave cannot touch the repo)."""
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nb.metadata.pop("widgets", None)
+    nbformat.write(nb, folder / Path(notebook).name)
+    return folder / Path(notebook).name
+
+
+def widget_problems(output):
+    """What keeps a widget output (a Playwright locator) from being a live widget; [] if none.
+
+    A widget that JupyterLab could not render shows its text form (``VBox(children=...``)
+    or ipywidgets' "Error displaying widget"; a live one is DOM with the ``jupyter-widgets``
+    class.
+    """
+    text = output.inner_text()
+    problems = [f"shows {shown!r} instead of the widget" for shown in
+                ("VBox(children", "HBox(children", "Tab(children", "Error displaying widget")
+                if shown in text]
+    if output.locator(".jupyter-widgets").count() == 0:
+        problems.append("no widget DOM (.jupyter-widgets) in the output")
+    return problems
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
