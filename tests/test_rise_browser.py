@@ -36,6 +36,8 @@ class LiveSlide:
 
 LIVE_SLIDES = (
     LiveSlide("race", "race(race_demo)", ".race-play button", ".race-step .widget-readout"),
+    LiveSlide("allreduce", "allreduce_views(", ".allreduce-network-play button",
+              ".allreduce-network-time .widget-readout"),
 )
 
 
