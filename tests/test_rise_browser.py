@@ -82,3 +82,26 @@ def test_widget_is_live_in_the_presentation(presentation, live):
         arg=[f"{SLIDE} {live.step}", moved], timeout=30_000)      # and it keeps moving
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"rise_{live.name}.png"))
+
+
+def test_a_straggler_shows_in_every_network_panel(presentation):
+    page, frame, _ = presentation
+    code = "allreduce_views("
+    go_to_slide(frame, code)
+    output = run_code_on_slide(page, frame, code)
+    output.locator(".allreduce-network-play button").first.wait_for(timeout=180_000)
+    network = output.locator(".allreduce-network-view")
+    network.locator(".widget-dropdown").filter(has_text="slow node").locator("select") \
+        .select_option(label="5")
+    ringed = "svg circle[stroke='#d62728'][stroke-width='4']"
+    frame.wait_for_function(
+        "([slide, ringed]) => [...document.querySelectorAll(slide + ' .allreduce-network')]"
+        ".filter(p => p.querySelectorAll(ringed).length === 1).length === 4",
+        arg=[SLIDE, ringed], timeout=30_000)
+    output.locator(".allreduce-network-play button").first.click()
+    frame.wait_for_function(
+        "(slide) => Number(document.querySelector(slide + ' .allreduce-network-time "
+        ".widget-readout')?.innerText) >= 12", arg=SLIDE, timeout=60_000)
+    output.locator(".allreduce-network-play button").first.click()     # pause there
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "rise_allreduce_straggler.png"))

@@ -98,6 +98,7 @@ def allreduce_network(model=None, nodes=16, interval_ms=150):
     widget = w.VBox([w.HBox([play, time, clock]),
                      w.HBox([pick, n_nodes, size, slow, slowdown]), panels,
                      w.HTML(legend(model))])
+    widget.add_class("allreduce-network-view")
     widget.controls = dict(pick=pick, nodes=n_nodes, size=size, slow=slow, slowdown=slowdown,
                            play=play, time=time)
     widget.panels = panels
