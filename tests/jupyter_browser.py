@@ -68,6 +68,9 @@ def cleared_copy(notebook, folder):
     return folder / Path(notebook).name
 
 
+TEXT_FORMS = ("VBox(children", "HBox(children", "Tab(children", "Error displaying widget")
+
+
 def widget_problems(output):
     """What keeps a widget output (a Playwright locator) from being a live widget; [] if none.
 
@@ -76,8 +79,7 @@ def widget_problems(output):
     class.
     """
     text = output.inner_text()
-    problems = [f"shows {shown!r} instead of the widget" for shown in
-                ("VBox(children", "HBox(children", "Tab(children", "Error displaying widget")
+    problems = [f"shows {shown!r} instead of the widget" for shown in TEXT_FORMS
                 if shown in text]
     if output.locator(".jupyter-widgets").count() == 0:
         problems.append("no widget DOM (.jupyter-widgets) in the output")

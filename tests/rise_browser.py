@@ -8,6 +8,8 @@ without breaking the tests. Every function takes Playwright objects.
 
 import time
 
+from jupyter_browser import TEXT_FORMS
+
 SLIDE = "section.present:not(.stack)"       # the slide on screen (a stack holds subslides)
 FULL_SCREEN = "Open the slideshow in full screen"
 ENTER_TIMEOUT_MS = 90_000
@@ -62,3 +64,18 @@ def run_code_on_slide(page, frame, marker):
     page.keyboard.press("Control+Enter")
     page.keyboard.press("Escape")
     return cell.locator(".jp-OutputArea")
+
+
+SHOWN = """([slide, marker, widget, texts]) => {
+  const cell = [...document.querySelectorAll(slide + ' .jp-CodeCell')]
+    .find(c => c.querySelector('.cm-content')?.innerText.includes(marker));
+  const out = cell?.querySelector('.jp-OutputArea');
+  return !!out && (!!out.querySelector(widget) || texts.some(t => out.innerText.includes(t)));
+}"""
+
+
+def wait_for_widget_or_text(frame, marker, widget, timeout_ms=180_000):
+    """Wait until the output of the slide's cell with ``marker`` shows ``widget`` (a CSS
+    selector) or a widget's text form, so a widget that cannot render fails at once."""
+    frame.wait_for_function(SHOWN, arg=[SLIDE, marker, widget, list(TEXT_FORMS)],
+                            timeout=timeout_ms)

@@ -19,7 +19,8 @@ import pytest
 
 from jupyter_browser import (ARTIFACTS, chromium_executable, chromium_page, cleared_copy,
                              jupyterlab, widget_problems)
-from rise_browser import SLIDE, go_to_slide, present, run_code_on_slide
+from rise_browser import (SLIDE, go_to_slide, present, run_code_on_slide,
+                          wait_for_widget_or_text)
 from tutorial.lab import SLIDES
 
 DECK = SLIDES / "workshop.ipynb"
@@ -67,10 +68,11 @@ def test_widget_is_live_in_the_presentation(presentation, live):
     page, frame, console = presentation
     go_to_slide(frame, live.code)
     output = run_code_on_slide(page, frame, live.code)
+    wait_for_widget_or_text(frame, live.code, live.play)
+    failed = [m for m in console if "Failed to create module" in m]
+    assert widget_problems(output) == [], failed
+    assert not failed
     play = output.locator(live.play).first
-    play.wait_for(state="visible", timeout=180_000)
-    assert widget_problems(output) == []
-    assert not [m for m in console if "Failed to create module" in m]
     before = _shown_step(frame, live)
     play.click()                           # a real click: Play must lie on the screen
     frame.wait_for_function(
@@ -89,7 +91,8 @@ def test_a_straggler_shows_in_every_network_panel(presentation):
     code = "allreduce_views("
     go_to_slide(frame, code)
     output = run_code_on_slide(page, frame, code)
-    output.locator(".allreduce-network-play button").first.wait_for(timeout=180_000)
+    wait_for_widget_or_text(frame, code, ".allreduce-network-play button")
+    assert widget_problems(output) == []
     network = output.locator(".allreduce-network-view")
     network.locator(".widget-dropdown").filter(has_text="slow node").locator("select") \
         .select_option(label="5")
