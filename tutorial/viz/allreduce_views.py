@@ -10,7 +10,8 @@ from tutorial.viz.allreduce_network import allreduce_network
 
 
 def allreduce_views(nodes=16, table_nodes=7, network_model=None, table_model=None):
-    """Tabs: :func:`allreduce_network` at ``nodes``, :func:`allreduce_animation` at ``table_nodes``."""
+    """Tabs: :func:`allreduce_network` at ``nodes``, then :func:`allreduce_animation` at
+    ``table_nodes``."""
     import ipywidgets as w
 
     tabs = w.Tab([allreduce_network(network_model, nodes=nodes),
