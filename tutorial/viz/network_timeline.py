@@ -6,9 +6,11 @@ previous one has ended. Inside it a node sends one message at a time and receive
 a time (full duplex); a message takes ``costmodel.transfer_costs`` (alpha + bytes x beta,
 links to a straggler ``slowdown`` times slower), then the receiver adds it in (bytes x
 gamma) before it takes the next one. Messages go in schedule order, each as soon as its
-sender and its receiver are free. For the schedules of
-:mod:`tutorial.parallel.collectives` this fills each step exactly as long as
-``costmodel.step_times`` says, so every clock ends at ``costmodel.predict``.
+sender and its receiver are free. For the schedules drawn here (ps with one server, tree,
+butterfly, ring) that fills each step exactly as long as ``costmodel.step_times`` says,
+so every clock ends at ``costmodel.predict`` (the tests check both). A sharded ps, where
+every node sends to several servers at once, would come out longer: schedule order can
+leave a link idle that a better order would use.
 
 :func:`build_network_model` prices every node count, array size and straggler the view
 offers, with where to draw each node (:mod:`tutorial.viz.topology`); :func:`lookup`,
