@@ -7,6 +7,7 @@ set it fails instead, because ``.ci/run`` installs Chromium there. Screenshots g
 """
 
 import contextlib
+import json
 import os
 import secrets
 import shutil
@@ -25,6 +26,13 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "artifacts"
+# JupyterLab settings every browser test runs under, whatever the machine's user settings:
+# every cell in the DOM (JupyterLab 4.3 leaves cells out of view unrendered, so a locator
+# would not find them), and no news pop-up over the page.
+LAB_SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification": {"fetchNews": "false"},
+}
 
 
 def skip_or_fail(reason):
@@ -46,10 +54,49 @@ def chromium_executable():
     return executable
 
 
+def cleared_copy(notebook, folder):
+    """Copy ``notebook`` into ``folder`` without outputs or saved widget state, so what a
+    test sees comes from its own run (and JupyterLab's autosave cannot touch the repo)."""
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nb.metadata.pop("widgets", None)
+    nbformat.write(nb, folder / Path(notebook).name)
+    return folder / Path(notebook).name
+
+
+TEXT_FORMS = ("VBox(children", "HBox(children", "Tab(children", "Error displaying widget")
+
+
+def widget_problems(output):
+    """What keeps a widget output (a Playwright locator) from being a live widget; [] if none.
+
+    A widget that JupyterLab could not render shows its text form (``VBox(children=...``)
+    or ipywidgets' "Error displaying widget"; a live one is DOM with the ``jupyter-widgets``
+    class.
+    """
+    text = output.inner_text()
+    problems = [f"shows {shown!r} instead of the widget" for shown in TEXT_FORMS
+                if shown in text]
+    if output.locator(".jupyter-widgets").count() == 0:
+        problems.append("no widget DOM (.jupyter-widgets) in the output")
+    return problems
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _write_settings(folder):
+    for plugin, values in LAB_SETTINGS.items():
+        path = folder / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
 
 
 def _wait_for_server(url, proc, timeout=90):
@@ -69,12 +116,14 @@ def _wait_for_server(url, proc, timeout=90):
 def jupyterlab(root, scratch):
     """Serve ``root`` on 127.0.0.1 in fast mode; yields ``url(path)`` with the token in it.
 
-    ``scratch`` holds the server's runtime files and its log; the server and every
-    kernel it started are stopped on the way out.
+    ``scratch`` holds the server's runtime files, its settings (:data:`LAB_SETTINGS`) and
+    its log; the server and every kernel it started are stopped on the way out.
     """
     port, token = free_port(), secrets.token_hex(16)
+    _write_settings(scratch / "settings")
     env = dict(os.environ, TUTORIAL_FAST="1", JUPYTER_RUNTIME_DIR=str(scratch / "runtime"),
                JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"),
+               JUPYTERLAB_SETTINGS_DIR=str(scratch / "settings"),
                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
                                                         os.environ.get("PYTHONPATH")])))
     log = open(scratch / "lab.log", "wb")

@@ -12,21 +12,11 @@ instead, because ``.ci/run`` installs Chromium there.
 
 import pytest
 
-from jupyter_browser import chromium_executable, chromium_page, jupyterlab, skip_or_fail
+from jupyter_browser import (chromium_executable, chromium_page, cleared_copy, jupyterlab,
+                             skip_or_fail)
 from tutorial.lab import NOTEBOOKS
 
 NOTEBOOK = "06_allreduce.ipynb"
-
-
-def _cleared_copy(target_dir):
-    import nbformat
-
-    nb = nbformat.read(NOTEBOOKS / NOTEBOOK, as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    nb.metadata.pop("widgets", None)
-    nbformat.write(nb, target_dir / NOTEBOOK)
 
 
 def _shown_step(page):
@@ -57,7 +47,7 @@ def test_play_advances_the_allreduce_animation(tmp_path):
     executable = chromium_executable()
     root = tmp_path / "notebooks"
     root.mkdir()
-    _cleared_copy(root)
+    cleared_copy(NOTEBOOKS / NOTEBOOK, root)
     with jupyterlab(root, tmp_path) as url:
         with chromium_page(executable, "06_allreduce_play.png") as page:
             before, after = _run_and_play(page, url(NOTEBOOK))

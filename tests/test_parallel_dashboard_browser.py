@@ -42,6 +42,8 @@ def test_run_trains_live_and_stop_stops(tmp_path):
             page.keyboard.press("Shift+Enter")
             run = page.locator(".dp-dashboard-run").first
             run.wait_for(state="visible", timeout=90_000)
+            figure = page.locator(".dp-dashboard-figure").first
+            hidden_before_run = not figure.is_visible()       # no broken-image icon
             run.click()
             page.wait_for_function(f"() => ({SHOWN_STEP})() >= 3", timeout=120_000)
             first_seen = page.evaluate(SHOWN_STEP)
@@ -52,4 +54,7 @@ def test_run_trains_live_and_stop_stops(tmp_path):
                 "() => document.querySelector('.dp-dashboard-summary').innerText"
                 ".includes('stopped between two steps')", timeout=60_000)
             stopped_at = page.evaluate(SHOWN_STEP)
+            figure.wait_for(state="visible", timeout=30_000)
+            drawn = figure.evaluate("img => img.complete && img.naturalWidth > 0")
     assert first_seen >= 3 and first_seen < stopped_at < 2000
+    assert hidden_before_run and drawn

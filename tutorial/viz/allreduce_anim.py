@@ -25,7 +25,7 @@ import numpy as np
 from tutorial.parallel import costmodel
 from tutorial.parallel.collectives import contributions, schedule
 
-ALGORITHMS = ("ps", "tree", "butterfly", "ring")
+ALGORITHMS = costmodel.ALGORITHMS      # one list of names: the cost model's
 EVEN_LENGTH = 720720          # divisible by 1..16: every ring chunk has the same size
 
 

@@ -5,8 +5,10 @@ controls and starts a ``BackgroundRun`` (a thread), whose reports arrive in
 :meth:`TrainingDashboard.draw_report`. Why a thread: while a button callback runs, the
 kernel is busy and cannot receive the Stop click; a callback that only starts a thread
 returns at once. Widget updates sent from that thread reach JupyterLab like any other.
-The curves are one matplotlib figure redrawn into an ``Image`` at most a few times a
-second (no pyplot, so no figure piles up in the notebook).
+The curves (:mod:`tutorial.viz.dashboard_curves`) are one matplotlib figure redrawn into an
+``Image`` at most a few times a second (no pyplot, so no figure piles up in the notebook);
+the ``Image`` stays hidden until there is a first figure, so no broken-image icon shows.
+The line under the controls says what the settings give, then where the last run trained.
 
 >>> view = TrainingDashboard(max_devices=4)
 >>> view.devices.max, view.config().total_batch
@@ -14,7 +16,6 @@ second (no pyplot, so no figure piles up in the notebook).
 """
 
 import html
-import io
 import time
 
 import ipywidgets as w
@@ -22,54 +23,24 @@ import ipywidgets as w
 from tutorial.devices import describe, training_devices, try_all_gpus
 from tutorial.parallel.aggregation import AGGREGATIONS
 from tutorial.parallel.live import BackgroundRun, RunConfig, live_training
+from tutorial.viz.dashboard_curves import WINDOW, curves_png, windowed_median
 
 REDRAW_EVERY_S = 0.3
 
 
-def curves_png(reports, config):
-    """PNG bytes of loss, accuracy, samples/s and the split of step time, per step."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(10, 5.2), dpi=80)
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(2, 2)
-    steps = [r.step for r in reports]
-    panels = [(axes[0, 0], [r.loss for r in reports], "training loss"),
-              (axes[0, 1], [r.accuracy for r in reports], "accuracy (this batch)"),
-              (axes[1, 0], [r.samples_per_s for r in reports], "samples / s")]
-    for ax, values, title in panels:
-        ax.plot(steps, values, lw=1.2)
-        ax.set_title(title, fontsize=10)
-    ax = axes[1, 1]
-    compute = [1e3 * r.compute_s for r in reports]
-    aggregate = [1e3 * r.aggregate_s for r in reports]
-    update = [1e3 * r.update_s for r in reports]
-    ax.stackplot(steps, compute, aggregate, update, labels=["compute", "aggregate", "update"])
-    ax.set_title("ms per step", fontsize=10)
-    typical = sorted(1e3 * r.total_s for r in reports)[len(reports) // 2]
-    ax.set_ylim(0, 2.5 * typical)          # the first step (warm-up) would squash the rest
-    ax.legend(loc="upper right", fontsize=8)
-    for ax in axes.flat:
-        ax.set_xlim(0, max(10, steps[-1]))
-        ax.set_xlabel("step", fontsize=8)
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    return buffer.getvalue()
-
-
 def summary_html(reports, config):
-    """One line with the last step's numbers and the average compute/aggregation split."""
+    """One line with the last step's numbers, the typical throughput (the median over the
+    last steps, which one slow or fast step does not move) and the average time split."""
     if not reports:
         return "<i>not started</i>"
     last = reports[-1]
+    rate = windowed_median([r.samples_per_s for r in reports[-WINDOW:]])[-1]
     compute = sum(r.compute_s for r in reports) / len(reports)
     aggregate = sum(r.aggregate_s for r in reports) / len(reports)
     return (f"step {last.step}/{config.steps} &middot; loss {last.loss:.3f} &middot; "
-            f"accuracy {last.accuracy:.2f} &middot; {last.samples_per_s:,.0f} samples/s "
-            f"&middot; per step: compute {1e3 * compute:.1f} ms, aggregation "
-            f"{1e3 * aggregate:.1f} ms")
+            f"accuracy {last.accuracy:.2f} &middot; {rate:,.0f} samples/s (median of the "
+            f"last {min(WINDOW, len(reports))} steps) &middot; per step: compute "
+            f"{1e3 * compute:.1f} ms, aggregation {1e3 * aggregate:.1f} ms")
 
 
 class TrainingDashboard:
@@ -96,15 +67,17 @@ class TrainingDashboard:
         self.progress = w.IntProgress(value=0, min=0, max=1, description="progress")
         self.where = w.HTML()
         self.summary = w.HTML(summary_html([], None))
-        self.figure = w.Image(format="png")
+        self.figure = w.Image(format="png", layout=w.Layout(display="none"))  # until drawn
         for widget, name in ((self.run_button, "run"), (self.stop_button, "stop"),
-                             (self.progress, "progress"), (self.summary, "summary")):
+                             (self.progress, "progress"), (self.summary, "summary"),
+                             (self.figure, "figure"), (self.where, "where")):
             widget.add_class(f"dp-dashboard-{name}")       # for a browser test to find
         self.run_button.on_click(lambda _: self.start())
         self.stop_button.on_click(lambda _: self.stop())
         for control in (self.devices, self.batch, self.rule):
             control.observe(lambda _: self._show_setup(), names="value")
         self.reports, self.run, self._config, self._last_draw = [], None, None, 0.0
+        self._trained_on = ""                   # where the last run trained, once it started
         self._show_setup()
         self.widget = w.VBox([
             w.HBox([self.devices, self.batch, self.aggregation]),
@@ -120,9 +93,10 @@ class TrainingDashboard:
 
     def _show_setup(self):
         c = self.config()
+        trained_on = f" &middot; {html.escape(self._trained_on)}" if self._trained_on else ""
         self.where.value = (f"total batch {c.total_batch} &middot; learning rate "
                             f"{c.learning_rate:.4g} ({c.lr_rule} scaling from {c.base_lr:g} at "
-                            f"batch {c.base_batch})")
+                            f"batch {c.base_batch}){trained_on}")
 
     def start(self, devices=None):
         """Start training in a thread (what Run does); returns the BackgroundRun."""
@@ -134,7 +108,8 @@ class TrainingDashboard:
         except ValueError as error:
             self.summary.value = f"<b style='color:#b35900'>{html.escape(str(error))}</b>"
             return None
-        self.where.value += " &middot; " + html.escape(describe(devices))
+        self._trained_on = describe(devices)
+        self._show_setup()
         self.reports, self._config = [], config
         self.progress.max, self.progress.value = config.steps, 0
         self.run_button.disabled, self.stop_button.disabled = True, False
@@ -154,12 +129,17 @@ class TrainingDashboard:
             self.progress.value = report.step
             self.summary.value = summary_html(self.reports, self._config)
         if time.perf_counter() - self._last_draw > REDRAW_EVERY_S:
-            self.figure.value = curves_png(self.reports, self._config)
+            self._draw_curves()
             self._last_draw = time.perf_counter()
+
+    def _draw_curves(self):
+        with self.figure.hold_sync():
+            self.figure.value = curves_png(self.reports)
+            self.figure.layout.display = None
 
     def draw_finish(self, status, message):
         if self.reports:
-            self.figure.value = curves_png(self.reports, self._config)
+            self._draw_curves()
         note = {"finished": "finished", "stopped": "stopped between two steps",
                 "failed": "failed: " + message}[status]
         colour = "#b35900" if status == "failed" else "green"

@@ -179,6 +179,8 @@ def race(model, interval_ms=80):
     play = w.Play(value=model.steps, min=0, max=model.steps, step=1, interval=interval_ms)
     step = w.IntSlider(value=model.steps, min=0, max=model.steps, description="step")
     w.jslink((play, "value"), (step, "value"))
+    play.add_class("race-play")             # for a browser test to find
+    step.add_class("race-step")
     lr = w.SelectionSlider(options=model.lrs, value=model.lrs[len(model.lrs) // 2],
                            description="lr")
     mom = w.SelectionSlider(options=model.momentums,   # start where momentum differs from GD

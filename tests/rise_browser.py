@@ -1,0 +1,81 @@
+"""Presenting with jupyterlab-rise in a browser test, the way an instructor does.
+
+From a notebook open in JupyterLab: ``Alt+R`` opens RISE's slideshow (its own JupyterLab
+core in an iframe, on the same kernel), its full-screen button fills the screen as on a
+projector. Slides are found by the code they run, not by their number, so a deck can grow
+without breaking the tests. Every function takes Playwright objects.
+"""
+
+import time
+
+from jupyter_browser import TEXT_FORMS
+
+SLIDE = "section.present:not(.stack)"       # the slide on screen (a stack holds subslides)
+FULL_SCREEN = "Open the slideshow in full screen"
+ENTER_TIMEOUT_MS = 90_000
+
+
+def present(page):
+    """Enter the presentation of the notebook open in ``page``; returns the slideshow's frame."""
+    page.locator(".jp-Notebook").first.focus()        # command mode: where Alt+R is bound
+    page.keyboard.press("Alt+r")
+    iframe = page.wait_for_selector("iframe[src*='/rise/']", state="attached",
+                                    timeout=ENTER_TIMEOUT_MS)
+    frame = iframe.content_frame()
+    frame.wait_for_selector(SLIDE, timeout=ENTER_TIMEOUT_MS)
+    page.get_by_title(FULL_SCREEN).first.click()
+    page.wait_for_function("() => document.fullscreenElement !== null", timeout=30_000)
+    return frame
+
+
+def _shows_code(frame, marker):
+    return frame.evaluate(
+        "([slide, marker]) => [...document.querySelectorAll(slide + ' .jp-CodeCell .cm-content')]"
+        ".some(e => e.innerText.includes(marker))", [SLIDE, marker])
+
+
+def go_to_slide(frame, marker, most=80):
+    """Move to the first slide whose code contains ``marker`` (from the first slide, by Space)."""
+    frame.locator("body").press("Escape")                 # command mode: keys navigate
+    frame.locator("body").press("Home")
+    for _ in range(most):
+        if _shows_code(frame, marker):
+            return
+        before = frame.evaluate(f"() => document.querySelector('{SLIDE}')?.innerText")
+        frame.locator("body").press("Space")
+        _wait_for_change(frame, before)
+    raise AssertionError(f"no slide runs code containing {marker!r}")
+
+
+def _wait_for_change(frame, before, timeout_s=10):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if frame.evaluate(f"() => document.querySelector('{SLIDE}')?.innerText") != before:
+            return
+        time.sleep(0.1)
+    raise AssertionError("Space did not move to another slide (the last slide?)")
+
+
+def run_code_on_slide(page, frame, marker):
+    """Run the cell on the current slide whose code contains ``marker`` (Ctrl+Enter, as an
+    instructor does); returns the locator of its output area."""
+    cell = frame.locator(f"{SLIDE} .jp-CodeCell").filter(has_text=marker).first
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Control+Enter")
+    page.keyboard.press("Escape")
+    return cell.locator(".jp-OutputArea")
+
+
+SHOWN = """([slide, marker, widget, texts]) => {
+  const cell = [...document.querySelectorAll(slide + ' .jp-CodeCell')]
+    .find(c => c.querySelector('.cm-content')?.innerText.includes(marker));
+  const out = cell?.querySelector('.jp-OutputArea');
+  return !!out && (!!out.querySelector(widget) || texts.some(t => out.innerText.includes(t)));
+}"""
+
+
+def wait_for_widget_or_text(frame, marker, widget, timeout_ms=180_000):
+    """Wait until the output of the slide's cell with ``marker`` shows ``widget`` (a CSS
+    selector) or a widget's text form, so a widget that cannot render fails at once."""
+    frame.wait_for_function(SHOWN, arg=[SLIDE, marker, widget, list(TEXT_FORMS)],
+                            timeout=timeout_ms)

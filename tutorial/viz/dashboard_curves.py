@@ -1,0 +1,71 @@
+"""The dashboard's curves: loss, accuracy, throughput and the split of step time, per step.
+
+Drawing only, from the reports the training thread sent. Throughput is shown as a
+median over the last :data:`WINDOW` steps: one step's samples/s swings by 30x on a
+shared CPU (a step that waits for the kernel, or for this very figure to be drawn,
+looks slow; the next looks fast), while the median says what a step typically takes.
+Legends sit above their axes, never on the data.
+
+>>> windowed_median([10, 1000, 12, 11, 900, 13], window=3)
+[10.0, 505.0, 12.0, 12.0, 12.0, 13.0]
+"""
+
+import io
+
+import numpy as np
+
+WINDOW = 21                   # steps in the throughput's running median (odd: a real step)
+
+
+def windowed_median(values, window=WINDOW):
+    """Median of each value and the ``window - 1`` before it (fewer at the start)."""
+    values = np.asarray(values, float)
+    return [float(np.median(values[max(0, i + 1 - window):i + 1])) for i in range(len(values))]
+
+
+def curves_figure(reports):
+    """A matplotlib Figure (no pyplot) of the reports so far: four panels."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 5.2), dpi=80)
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(2, 2)
+    steps = [r.step for r in reports]
+    for ax, values, title in ((axes[0, 0], [r.loss for r in reports], "training loss"),
+                              (axes[0, 1], [r.accuracy for r in reports],
+                               "accuracy (this batch)")):
+        ax.plot(steps, values, lw=1.2)
+        ax.set_title(title, fontsize=10)
+    ax = axes[1, 0]
+    rate = [r.samples_per_s for r in reports]
+    typical = windowed_median(rate)
+    ax.plot(steps, rate, ".", ms=2, color="0.7", label="each step")
+    ax.plot(steps, typical, lw=1.6, color="tab:blue", label=f"median of {WINDOW} steps")
+    ax.set_ylim(0, 1.6 * max(typical))          # a freak step would squash the rest
+    _legend_above(ax, "samples / s")
+    ax = axes[1, 1]
+    ms = {name: [1e3 * getattr(r, f"{name}_s") for r in reports]
+          for name in ("compute", "aggregate", "update")}
+    ax.stackplot(steps, *ms.values(), labels=list(ms))
+    ax.set_ylim(0, 2.5 * np.median([1e3 * r.total_s for r in reports]))   # the warm-up
+    _legend_above(ax, "ms per step")
+    for ax in axes.flat:
+        ax.set_xlim(0, max(10, steps[-1]))
+        ax.set_xlabel("step", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _legend_above(ax, title):
+    """The title on the left above the axes, the legend on the right above it: off the data."""
+    ax.set_title(title, fontsize=10, loc="left")
+    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=3, fontsize=8,
+              frameon=False, borderaxespad=0.2, handlelength=1.2, columnspacing=0.8)
+
+
+def curves_png(reports):
+    """PNG bytes of :func:`curves_figure`."""
+    buffer = io.BytesIO()
+    curves_figure(reports).savefig(buffer, format="png")
+    return buffer.getvalue()
