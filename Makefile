@@ -37,7 +37,7 @@ help:
 $(STAMP): pyproject.toml $(if $(filter $(BUILD),$(INSTALLED)),,FORCE)
 	@test -n "$(PYTHON_EXE)" || { echo "$(PYTHON) not found: install Python 3.11 or 3.10, or name one with make PYTHON=..."; exit 1; }
 	@$(PYTHON_EXE) -c "import sys; v = sys.version_info[:2]; sys.exit(0 if (3, 10) <= v <= (3, 11) else \
-	  'the course needs Python 3.10 or 3.11 (mxnet 1.9.1 imports distutils; the pinned scikit-learn and jupyterlab need 3.10), but $(PYTHON) is %d.%d. ' \
+	  'the course needs Python 3.10 or 3.11 (mxnet 1.9.1 imports distutils; the pinned scikit-learn needs 3.10), but $(PYTHON) is %d.%d. ' \
 	  'Install Python 3.11, then run: make PYTHON=python3.11 $(MAKECMDGOALS)' % v)"
 	@test -x $(BIN)/python || $(PYTHON_EXE) -m venv $(VENV)
 	$(BIN)/python -m tutorial.gpu_setup install $(or $(BUILD),unknown)
