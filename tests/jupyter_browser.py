@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tutorial.lab import lab_command
+from tutorial.lab import lab_command, trust_notebooks
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -113,21 +113,27 @@ def _wait_for_server(url, proc, timeout=90):
 
 
 @contextlib.contextmanager
-def jupyterlab(root, scratch):
+def jupyterlab(root, scratch, trust=False):
     """Serve ``root`` on 127.0.0.1 in fast mode; yields ``url(path)`` with the token in it.
 
     ``scratch`` holds the server's runtime files, its settings (:data:`LAB_SETTINGS`) and
-    its log; the server and every kernel it started are stopped on the way out.
+    its log; the server and every kernel it started are stopped on the way out. With
+    ``trust`` the notebooks in ``root`` are signed as ``make lab`` signs the course's,
+    with a notary kept in ``scratch``.
     """
     port, token = free_port(), secrets.token_hex(16)
     _write_settings(scratch / "settings")
+    (scratch / "trust").mkdir(exist_ok=True)   # the server's notary writes its secret there
+    if trust:
+        trust_notebooks(root, trust_dir=scratch / "trust")
     env = dict(os.environ, TUTORIAL_FAST="1", JUPYTER_RUNTIME_DIR=str(scratch / "runtime"),
                JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"),
                JUPYTERLAB_SETTINGS_DIR=str(scratch / "settings"),
                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
                                                         os.environ.get("PYTHONPATH")])))
     log = open(scratch / "lab.log", "wb")
-    proc = subprocess.Popen(lab_command(root, port=port, token=token, open_browser=False),
+    proc = subprocess.Popen(lab_command(root, port=port, token=token, open_browser=False,
+                                        trust_dir=scratch / "trust"),
                             stdout=log, stderr=subprocess.STDOUT, env=env,
                             start_new_session=True)
     base = f"http://127.0.0.1:{port}"

@@ -81,3 +81,20 @@ def test_lab_server_is_local_and_needs_the_token(tmp_path):
         except subprocess.TimeoutExpired:
             server.kill()
         log.close()
+
+
+def test_trust_notebooks_signs_what_it_serves_with_the_servers_notary(tmp_path):
+    import nbformat
+    from nbformat.sign import NotebookNotary
+
+    from tutorial.lab import trust_notebooks
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])
+    nbformat.write(nb, tmp_path / "a.ipynb")
+    trust_dir = tmp_path / "trust"
+    notary = NotebookNotary(data_dir=str(tmp_path / "other"))
+    (tmp_path / "other").mkdir()
+    trust_notebooks(tmp_path, trust_dir=trust_dir)
+    assert f"--NotebookNotary.data_dir={trust_dir}" in lab_command(trust_dir=trust_dir)
+    assert NotebookNotary(data_dir=str(trust_dir)).check_signature(nb)
+    assert not notary.check_signature(nb)          # signed in trust_dir, nowhere else

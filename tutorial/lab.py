@@ -4,10 +4,17 @@
 The server listens on 127.0.0.1 only and keeps Jupyter's token authentication on;
 ``--allow-root`` is added only when running as root (JupyterLab refuses root without it).
 
+Before starting, it signs the notebooks it serves (:func:`trust_notebooks`), with a notary
+kept in the environment (``TRUST_DIR``): JupyterLab draws widgets only from trusted
+notebooks, so a learner who opens one before running anything sees each widget's last
+saved frame (the state ``make execute-notebooks`` stores) instead of ``VBox(children=...)``.
+
 >>> cmd = lab_command("/course/notebooks", is_root=False)
 >>> "--ServerApp.ip=127.0.0.1" in cmd and "--allow-root" not in cmd
 True
 >>> "--allow-root" in lab_command("/course/notebooks", is_root=True)
+True
+>>> f"--NotebookNotary.data_dir={TRUST_DIR}" in cmd
 True
 """
 
@@ -18,10 +25,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SLIDES = ROOT / "slides"
+# Where this course's JupyterLab keeps its notebook signatures and their secret: in the
+# environment, so trusting the course's notebooks writes nothing in the learner's home.
+TRUST_DIR = Path(sys.prefix) / "share" / "jupyter" / "tutorial-trust"
 
 
 def lab_command(notebook_dir=NOTEBOOKS, port=None, token=None, open_browser=True,
-                is_root=None):
+                is_root=None, trust_dir=TRUST_DIR):
     """The argv that starts JupyterLab on ``notebook_dir``.
 
     ``token=None`` lets Jupyter draw a random token and print the URL with it; a test
@@ -34,7 +44,8 @@ def lab_command(notebook_dir=NOTEBOOKS, port=None, token=None, open_browser=True
     cmd = [sys.executable, "-m", "jupyter", "lab",
            "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.root_dir={notebook_dir}",
-           "--ServerApp.open_browser=" + ("True" if open_browser else "False")]
+           "--ServerApp.open_browser=" + ("True" if open_browser else "False"),
+           f"--NotebookNotary.data_dir={trust_dir}"]
     if port is not None:
         cmd += [f"--ServerApp.port={port}", "--ServerApp.port_retries=0"]
     if token is not None:
@@ -44,11 +55,30 @@ def lab_command(notebook_dir=NOTEBOOKS, port=None, token=None, open_browser=True
     return cmd
 
 
+def trust_notebooks(folder, trust_dir=TRUST_DIR):
+    """Sign every notebook in ``folder`` with the notary ``lab_command`` gives the server.
+
+    JupyterLab renders a widget (and any HTML or JavaScript output) only from a trusted
+    notebook; an untrusted one shows the ``VBox(children=...)`` text until its cell runs.
+    The course's notebooks are the course's own code, which ``make`` runs anyway.
+    """
+    import nbformat
+    from nbformat.sign import NotebookNotary
+
+    Path(trust_dir).mkdir(parents=True, exist_ok=True)
+    notary = NotebookNotary(data_dir=str(trust_dir))
+    for path in sorted(Path(folder).glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        if not notary.check_signature(nb):
+            notary.sign(nb)
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     folder = SLIDES if argv[:1] == ["slides"] else NOTEBOOKS
     cmd = lab_command(folder, open_browser=os.environ.get("DISPLAY") is not None
                       or sys.platform in ("darwin", "win32"))
+    trust_notebooks(folder)
     print("Starting JupyterLab on 127.0.0.1; open the URL with the token printed below.",
           flush=True)
     os.execv(cmd[0], cmd)

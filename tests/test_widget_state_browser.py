@@ -1,0 +1,61 @@
+"""A learner who opens a committed notebook sees its widgets before running any cell.
+
+The notebooks are stored with their widget state (``metadata.widgets``, written by nbclient
+when ``make execute-notebooks`` runs them), and JupyterLab's widget manager always restores
+it on opening; but it draws a widget only from a trusted notebook, and a notebook fresh
+from git is not trusted, so every widget showed as ``VBox(children=...)`` text until its
+cell ran. ``make lab`` now signs the notebooks it serves (``tutorial.lab.trust_notebooks``).
+
+The test serves an untouched copy of a committed notebook (outputs and widget state kept;
+the copy keeps JupyterLab's autosave away from the repository), signed the same way, from
+a JupyterLab started with ``tutorial.lab.lab_command``; it opens it in headless Chromium,
+runs nothing, and checks the widget output is widget DOM. Without the signing it fails
+with "shows 'VBox(children' instead of the widget". Screenshots go to ``artifacts/``.
+"""
+
+import shutil
+
+import pytest
+
+from jupyter_browser import (TEXT_FORMS, chromium_executable, chromium_page, jupyterlab,
+                             widget_problems)
+from tutorial.lab import NOTEBOOKS
+
+# (notebook, text in the source of a cell whose saved output is a widget, a CSS class
+# only the real widget has)
+SAVED_WIDGETS = [
+    ("00_setup.ipynb", "widgets.SelectionSlider(", ".widget-slider"),
+    ("02_momentum.ipynb", "race_model(valley", ".jupyter-widgets"),
+]
+
+
+def _widget_output(page, source_text):
+    cell = page.locator(".jp-CodeCell").filter(has_text=source_text).first
+    cell.scroll_into_view_if_needed(timeout=60_000)
+    return cell.locator(".jp-OutputArea-output").last    # the widget is the last output
+
+
+def _settled(output, timeout_ms=60_000):
+    """Wait until the output shows widget DOM or one of the text forms of a widget."""
+    output.page.wait_for_function(
+        "([el, forms]) => el.querySelector('.jupyter-widgets')"
+        " || forms.some(f => el.innerText.includes(f))",
+        arg=[output.element_handle(), list(TEXT_FORMS)], timeout=timeout_ms)
+
+
+@pytest.mark.parametrize("notebook, source_text, widget_class", SAVED_WIDGETS)
+def test_saved_widgets_show_before_any_cell_runs(tmp_path, notebook, source_text,
+                                                 widget_class):
+    executable = chromium_executable()
+    root = tmp_path / "notebooks"
+    root.mkdir()
+    shutil.copy(NOTEBOOKS / notebook, root / notebook)
+    with jupyterlab(root, tmp_path, trust=True) as url:
+        with chromium_page(executable, f"{notebook[:-6]}_opened.png") as page:
+            page.goto(url(notebook), timeout=60_000)
+            page.get_by_text("(ipykernel) | Idle").first.wait_for(timeout=90_000)
+            output = _widget_output(page, source_text)
+            _settled(output)
+            problems = widget_problems(output)
+            shows_widget = output.locator(widget_class).count() > 0
+    assert problems == [] and shows_widget, (notebook, problems)
