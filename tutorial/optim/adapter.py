@@ -65,7 +65,6 @@ class ChainOptimizer(mx.optimizer.Optimizer):
                          rescale_grad=rescale_grad, clip_gradient=clip_gradient,
                          begin_num_update=begin_num_update, **kwargs)
         self.aggregate_num = 0          # the Updater hands us one parameter at a time
-        self._previous_lr = {}          # (device, index) -> scheduler lr at previous update
 
     def chain(self):
         """The transformations of this optimizer, in order (see transforms.py)."""
@@ -83,15 +82,10 @@ class ChainOptimizer(mx.optimizer.Optimizer):
 
     def _step(self, index, weight, grad):
         self._update_count(index)
-        base_lr = self.learning_rate
-        key = (weight.context.device_id, index)      # one copy per device, as MXNet counts
-        previous = self._previous_lr.get(key, base_lr)
-        self._previous_lr[key] = base_lr
         return Step(lr=self._get_lr(index), wd=self._get_wd(index),
                     t=self._index_update_count[index], clip_gradient=self.clip_gradient,
                     rescale_grad=self.rescale_grad, raw_grad=grad,
-                    name=self._param_name(index),
-                    lr_ratio=base_lr / previous if previous else 1.0)
+                    name=self._param_name(index))
 
     def update(self, index, weight, grad, state):
         if grad.stype != "default":                 # row_sparse: see tutorial/optim/sparse.py
