@@ -4,7 +4,8 @@
 the family sees the same minibatches from the same initial weights; model g uses the
 learning rate ``lrs[g] * schedule(step)`` (a Parameter ``lr_mult`` of ``lrs[g]`` on top of
 the trainer's rate). After every update it measures validation accuracy, and it records
-the first step at which each target is reached. Steps count updates, from 1.
+the first step at which each target is reached. Steps count updates, from 1. Every
+``check_every`` updates (and at the last) it decides whether to stop.
 
 A model *diverges* when its minibatch loss becomes NaN/inf or exceeds ``diverge_factor``
 times ln(classes), the loss of a uniform guess (twice by default): its updates overshoot
@@ -12,7 +13,7 @@ so far that it does worse than knowing nothing. Its steps to every target are th
 ``None`` and ``diverged`` is True, so a plot can show divergence as divergence rather
 than as "slow".
 
-Two stopping rules. ``stop="all"`` trains until every model has reached the highest
+Three stopping rules. ``stop="all"`` trains until every model has reached the highest
 target or diverged. ``stop="best"`` stops as soon as *any* model reaches the highest
 target: enough for "steps to each target at the best learning rate of the grid",
 because a model that reaches a lower target later than that step cannot be the best.
@@ -92,8 +93,8 @@ def train_family(data, batch_size, lrs, *, optimizer="momentum", optimizer_kw=No
     momentum 0.9 for 'momentum' and 'lars'); ``schedule`` a ``step -> factor`` multiplying
     every model's rate (None: constant 1). Batches are drawn without replacement from a
     fresh seeded permutation each epoch; a last partial batch is dropped so that every
-    step sees exactly ``batch_size`` examples. ``stop`` is 'all' or 'best' (module
-    docstring). ``same_init=False`` gives each model its own seeded initial weights (to
+    step sees exactly ``batch_size`` examples. ``stop`` is 'all', 'best' or 'never'
+    (module docstring). ``same_init=False`` gives each model its own seeded initial weights (to
     repeat one learning rate over several seeds). ``on_step(step, net)``, when given, is
     called before the first update (step 0) and after every update, e.g. to measure the
     gradient noise scale along the way. Returns a list of :class:`Run` (and the net when
