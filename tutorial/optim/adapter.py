@@ -33,10 +33,10 @@ warmup schedules).
 
 import mxnet as mx
 
+from tutorial.optim.options import check_settings
 from tutorial.optim.sparse import lazy_rows
 from tutorial.optim.transforms import Step
 from tutorial.validate import check_count
-from tutorial.validate import check_range  # noqa: F401  (re-exported for the optimizers)
 
 
 class ChainOptimizer(mx.optimizer.Optimizer):
@@ -54,12 +54,8 @@ class ChainOptimizer(mx.optimizer.Optimizer):
                 "Put the learning rate inside the schedule instead.")
         if learning_rate is None and lr_scheduler is None:
             learning_rate = self.default_learning_rate
-        if learning_rate is not None:
-            check_range("learning_rate", learning_rate, 0.0)
-        check_range("wd", wd, 0.0)
-        check_range("rescale_grad", rescale_grad, 0.0, low_open=True)
-        if clip_gradient is not None:
-            check_range("clip_gradient", clip_gradient, 0.0, low_open=True)
+        check_settings(learning_rate=learning_rate, wd=wd, rescale_grad=rescale_grad,
+                       clip_gradient=clip_gradient)
         check_count("begin_num_update", begin_num_update, low=0, what="updates done before")
         super().__init__(learning_rate=learning_rate, lr_scheduler=lr_scheduler, wd=wd,
                          rescale_grad=rescale_grad, clip_gradient=clip_gradient,
