@@ -13,6 +13,7 @@ Subpackages, one idea per file:
 - ``tutorial.nn``       blocks written from scratch (dropout, DropConnect)
 - ``tutorial.parallel`` splitting batches, data-parallel trainers, collectives, cost model
 - ``tutorial.viz``      widgets and plots (pure models, views that only draw)
+- ``tutorial.quizzes``  each notebook's quiz as data (an explanation per option), the grader
 - ``tutorial.check``    the setup self-check and the exercise checkers
 """
 
