@@ -42,14 +42,19 @@ def render(feedback):
             f"{head}{listed}</div>")
 
 
+def _block(css_class, inner):
+    """A div that wraps its text at a normal line height (widgets use 28 px lines)."""
+    return f'<div class="{css_class}" style="line-height:1.4;padding:3px 0">{inner}</div>'
+
+
 def question_view(number, question):
     """One question's widgets; the callbacks call the grader and draw its feedback."""
     import ipywidgets as w
 
-    boxes = [w.Checkbox(value=False, indent=False, layout=w.Layout(width="28px"))
+    boxes = [w.Checkbox(value=False, indent=False, layout=w.Layout(width="28px", flex="none"))
              for _ in question.options]
-    rows = [w.HBox([box, w.HTML(f'<span style="line-height:1.4">{html.escape(option.text)}'
-                                "</span>", layout=w.Layout(flex="1 1 auto"))],
+    rows = [w.HBox([box, w.HTML(_block("tutorial-quiz-option", html.escape(option.text)),
+                                layout=w.Layout(flex="1 1 auto"))],
                    layout=w.Layout(align_items="center"))
             for box, option in zip(boxes, question.options)]
     check = w.Button(description="Check", button_style="primary")
@@ -70,7 +75,8 @@ def question_view(number, question):
 
     check.on_click(on_check)
     reveal.on_click(on_reveal)
-    text = w.HTML(f"<b>{number}. {html.escape(question.text)}</b>")
+    text = w.HTML(_block("tutorial-quiz-question",
+                         f"<b>{number}. {html.escape(question.text)}</b>"))
     return w.VBox([text, *rows, w.HBox([check, reveal]), feedback],
                   layout=w.Layout(margin="0 0 14px 0"))
 
@@ -85,7 +91,8 @@ def quiz(questions, title="Quiz"):
     if not questions or not all(isinstance(q, Question) for q in questions):
         raise ValueError("quiz() needs a Quiz or a non-empty list of Question objects, "
                          f"got {questions!r}.")
-    header = w.HTML(f"<h4>{html.escape(title)}</h4><i>{html.escape(INSTRUCTIONS)}</i>")
+    header = w.HTML(f"<h4>{html.escape(title)}</h4>"
+                    + _block("tutorial-quiz-instructions", f"<i>{html.escape(INSTRUCTIONS)}</i>"))
     return w.VBox([header, *(question_view(n, q) for n, q in enumerate(questions, 1))])
 
 
