@@ -93,5 +93,7 @@ def test_render_colours_right_and_wrong():
 def test_quiz_refuses_what_is_not_a_question():
     with pytest.raises(ValueError, match="non-empty list of Question"):
         quiz(["What is SGD?"])
+    with pytest.raises(ValueError, match="non-empty list of Question"):
+        quiz(None)
     with pytest.raises(ValueError, match="no quiz on"):
         quiz_for("nope")

@@ -87,7 +87,7 @@ def quiz(questions, title="Quiz"):
 
     if isinstance(questions, Quiz):
         title, questions = questions.title, questions.questions
-    questions = list(questions)
+    questions = list(questions) if isinstance(questions, (list, tuple)) else []
     if not questions or not all(isinstance(q, Question) for q in questions):
         raise ValueError("quiz() needs a Quiz or a non-empty list of Question objects, "
                          f"got {questions!r}.")
