@@ -15,6 +15,7 @@ Subpackages, one idea per file:
 - ``tutorial.parallel`` splitting batches, data-parallel trainers, collectives, cost model
 - ``tutorial.largebatch`` large-batch training measured: sweeps, critical batch, sharpness
 - ``tutorial.viz``      widgets and plots (pure models, views that only draw)
+- ``tutorial.quizzes``  each notebook's quiz as data (an explanation per option), the grader
 - ``tutorial.check``    the setup self-check and the exercise checkers
 
 Tools around the course, not used by the notebooks:
