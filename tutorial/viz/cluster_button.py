@@ -131,7 +131,7 @@ class ClusterDemo:
         self.crash = w.Checkbox(value=False, description=f"crash worker 1 after step "
                                 f"{CRASH_AFTER}", indent=False)
         self.start_button = w.Button(description="Start cluster", button_style="success",
-                                     icon="play")
+                                     icon="play", layout=w.Layout(width="170px"))
         self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop",
                                     disabled=True)
         self.bars = [w.IntProgress(value=0, min=0, max=steps, description=f"worker {i}")
