@@ -130,16 +130,14 @@ def loss_svg(model, slowdown, frame=None):
             f"<rect x='{left}' y='10' width='{PLOT_W - left - 10}' height='{bottom - 10}' "
             f"fill='none' stroke='#999'/>{axes}"
             f"<line x1='{left}' x2='{PLOT_W - 10}' y1='{target_y:.1f}' y2='{target_y:.1f}' "
-            f"stroke='#777' stroke-dasharray='5,4'/>"
-            f"<text x='{PLOT_W - 110}' y='{target_y - 5:.1f}' font-size='12'>target "
-            f"{model.target:g}</text>{''.join(marks)}"
+            f"stroke='#777' stroke-dasharray='5,4'/>{''.join(marks)}"
             f"<text x='{left}' y='{PLOT_H - 8}' font-size='12'>0</text>"
             f"<text x='{(left + PLOT_W) / 2:.0f}' y='{PLOT_H - 8}' font-size='12' "
             f"text-anchor='middle'>simulated time</text><text x='{PLOT_W - 10}' "
             f"y='{PLOT_H - 8}' font-size='12' text-anchor='end'>{t_max:.0f}</text>"
             f"<text x='{left + 8}' y='26' font-size='13'>training loss "
             f"<tspan fill='{SYNC}'>&#9632; sync</tspan> <tspan fill='{ASYNC}'>&#9632; async"
-            f"</tspan></text></svg>")
+            f"</tspan> <tspan fill='#777'>- - target {model.target:g}</tspan></text></svg>")
 
 
 def straggler_view(model, value=None):
