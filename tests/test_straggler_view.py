@@ -50,7 +50,7 @@ def test_the_summary_is_what_the_traces_say(model):
         case = model.cases[s]
         assert summary.sync_time == case.sync.time_to_loss(model.target)
     slow = [sm.summarize(model, s) for s in (1, 8)]
-    assert slow[1].speedup > 4 * slow[0].speedup                  # async gains most under a straggler
+    assert slow[1].speedup > 4 * slow[0].speedup       # async gains most under a straggler
     assert slow[1].straggler_staleness > 5 * slow[1].others_staleness
 
 

@@ -35,7 +35,7 @@ def _copy_assets(target, root):
                         ignore=shutil.ignore_patterns(".*"), dirs_exist_ok=True)
 
 
-def exporter(notebook_metadata, stylesheet):
+def exporter(notebook_metadata):
     """nbconvert's SlidesExporter with every URL local and RISE's settings of the deck."""
     from nbconvert import SlidesExporter
 
@@ -71,7 +71,7 @@ def export(notebook, out_dir, asset_root=assets.ASSET_DIR):
                  "metadata": {"name": notebook.stem}}
     if stylesheet.is_file():
         shutil.copy(stylesheet, out_dir / stylesheet.name)
-    body, _ = exporter(nb.metadata, stylesheet).from_notebook_node(nb, resources=resources)
+    body, _ = exporter(nb.metadata).from_notebook_node(nb, resources=resources)
     page = out_dir / f"{notebook.stem}.html"
     page.write_text(body, encoding="utf-8")
     report = scan(page)
