@@ -20,12 +20,14 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 BUILD     := $(shell GPU='$(GPU)' $(PYTHON_EXE) -m tutorial.gpu_setup want)
 INSTALLED := $(or $(shell cat $(STAMP) 2>/dev/null),cpu)
 
-.PHONY: lab slides unit test test-numerics execute-notebooks bench selfcheck clean-venv help FORCE
+.PHONY: lab slides slides-html unit test test-numerics execute-notebooks bench selfcheck clean-venv help FORCE
 
 help:
 	@echo "make lab                open the course in JupyterLab (127.0.0.1, token on)"
 	@echo "make lab GPU=1 / GPU=0  GPU (mxnet-cu117) or CPU build of MXNet; unset: nvidia-smi decides"
 	@echo "make slides             open the instructor's deck (slides/) in JupyterLab; Alt+R presents"
+	@echo "make slides-html        the deck as a static page for a room without kernel or network"
+	@echo "                        (build/slides/workshop.html)"
 	@echo "make test               unit tests, doctests and nbval over every notebook (fast mode),"
 	@echo "                        then nbval again under a second numeric configuration"
 	@echo "make test-numerics      nbval under a third numeric configuration"
@@ -43,11 +45,24 @@ $(STAMP): pyproject.toml $(if $(filter $(BUILD),$(INSTALLED)),,FORCE)
 	$(BIN)/python -m tutorial.gpu_setup install $(or $(BUILD),unknown)
 	@echo $(BUILD) > $(STAMP)
 
+# The offline deck's scripts (reveal.js, require.js, the widget renderer, MathJax): npm
+# tarballs pinned by version and sha256 in tutorial/deck/assets.py, fetched once after the
+# environment is installed, as pip fetches wheels. Nothing downloads after this step.
+OFFLINE := $(VENV)/share/tutorial-offline/.fetched
+
+$(OFFLINE): $(STAMP) tutorial/deck/assets.py
+	$(BIN)/python -m tutorial.deck.assets fetch
+	@touch $@
+
 lab: $(STAMP)
 	$(BIN)/python -m tutorial.lab
 
 slides: $(STAMP)
 	$(BIN)/python -m tutorial.lab slides
+
+# The deck with its committed outputs: reveal.js and the widgets' saved state, all local.
+slides-html: $(OFFLINE)
+	$(BIN)/python -m tutorial.deck.export slides/workshop.ipynb build/slides
 
 selfcheck: $(STAMP)
 	$(BIN)/python -m tutorial.check
@@ -63,12 +78,12 @@ NBVAL := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q --nbval notebooks slides \
          --sanitize-with tests/nbval_sanitize.cfg
 
 # Unit tests and doctests alone (CI runs them under a second Python too).
-unit: $(STAMP)
+unit: $(STAMP) $(OFFLINE)
 	TUTORIAL_FAST=1 $(BIN)/python -m pytest -q tests --doctest-modules tutorial
 
 # Unit tests and doctests, then nbval over every notebook and the slides, in fast mode:
 # once as the machine is, once under NUMERIC_ALT.
-test: $(STAMP)
+test: $(STAMP) $(OFFLINE)
 	TUTORIAL_FAST=1 $(BIN)/python -m pytest -q tests --doctest-modules tutorial
 	$(NBVAL)
 	@echo "== nbval again under $(NUMERIC_ALT)"

@@ -2,8 +2,10 @@
 
 From a notebook open in JupyterLab: ``Alt+R`` opens RISE's slideshow (its own JupyterLab
 core in an iframe, on the same kernel), its full-screen button fills the screen as on a
-projector. Slides are found by the code they run, not by their number, so a deck can grow
-without breaking the tests. Every function takes Playwright objects.
+projector. Slides are found by their heading, not by their number, so a deck can grow
+without breaking the tests; a demo is the one code cell of its slide (its code may be
+collapsed, so it is selected by a click on the cell's edge, as an instructor clicks the
+slide, and run with ``Ctrl+Enter``). Every function takes Playwright objects.
 """
 
 import time
@@ -13,6 +15,7 @@ from jupyter_browser import TEXT_FORMS
 SLIDE = "section.present:not(.stack)"       # the slide on screen (a stack holds subslides)
 FULL_SCREEN = "Open the slideshow in full screen"
 ENTER_TIMEOUT_MS = 90_000
+HEADINGS = "h1, h2, h3"
 
 
 def present(page):
@@ -28,23 +31,24 @@ def present(page):
     return frame
 
 
-def _shows_code(frame, marker):
+def _heading(frame):
     return frame.evaluate(
-        "([slide, marker]) => [...document.querySelectorAll(slide + ' .jp-CodeCell .cm-content')]"
-        ".some(e => e.innerText.includes(marker))", [SLIDE, marker])
+        "([slide, headings]) => [...(document.querySelector(slide)?.querySelectorAll(headings)"
+        " ?? [])].map(h => h.innerText).join(' | ')", [SLIDE, HEADINGS])
 
 
-def go_to_slide(frame, marker, most=80):
-    """Move to the first slide whose code contains ``marker`` (from the first slide, by Space)."""
+def go_to_slide(frame, title, most=80):
+    """Move to the first slide whose heading contains ``title`` (from the first slide, by
+    Space)."""
     frame.locator("body").press("Escape")                 # command mode: keys navigate
     frame.locator("body").press("Home")
     for _ in range(most):
-        if _shows_code(frame, marker):
+        if title in _heading(frame):
             return
         before = frame.evaluate(f"() => document.querySelector('{SLIDE}')?.innerText")
         frame.locator("body").press("Space")
         _wait_for_change(frame, before)
-    raise AssertionError(f"no slide runs code containing {marker!r}")
+    raise AssertionError(f"no slide has a heading containing {title!r}")
 
 
 def _wait_for_change(frame, before, timeout_s=10):
@@ -56,26 +60,28 @@ def _wait_for_change(frame, before, timeout_s=10):
     raise AssertionError("Space did not move to another slide (the last slide?)")
 
 
-def run_code_on_slide(page, frame, marker):
-    """Run the cell on the current slide whose code contains ``marker`` (Ctrl+Enter, as an
-    instructor does); returns the locator of its output area."""
-    cell = frame.locator(f"{SLIDE} .jp-CodeCell").filter(has_text=marker).first
-    cell.locator(".cm-content").click()
+def demo_cell(frame):
+    """The code cell of the slide on screen (a demo slide has one)."""
+    return frame.locator(f"{SLIDE} .jp-CodeCell").first
+
+
+def run_code_on_slide(page, frame):
+    """Run the slide's code cell (a click on its edge, then Ctrl+Enter, as an instructor
+    does); returns the locator of its output area."""
+    cell = demo_cell(frame)
+    cell.click(position={"x": 3, "y": 3})
     page.keyboard.press("Control+Enter")
     page.keyboard.press("Escape")
     return cell.locator(".jp-OutputArea")
 
 
-SHOWN = """([slide, marker, widget, texts]) => {
-  const cell = [...document.querySelectorAll(slide + ' .jp-CodeCell')]
-    .find(c => c.querySelector('.cm-content')?.innerText.includes(marker));
-  const out = cell?.querySelector('.jp-OutputArea');
+SHOWN = """([slide, widget, texts]) => {
+  const out = document.querySelector(slide + ' .jp-CodeCell .jp-OutputArea');
   return !!out && (!!out.querySelector(widget) || texts.some(t => out.innerText.includes(t)));
 }"""
 
 
-def wait_for_widget_or_text(frame, marker, widget, timeout_ms=180_000):
-    """Wait until the output of the slide's cell with ``marker`` shows ``widget`` (a CSS
-    selector) or a widget's text form, so a widget that cannot render fails at once."""
-    frame.wait_for_function(SHOWN, arg=[SLIDE, marker, widget, list(TEXT_FORMS)],
-                            timeout=timeout_ms)
+def wait_for_widget_or_text(frame, widget, timeout_ms=180_000):
+    """Wait until the output of the slide's code cell shows ``widget`` (a CSS selector) or
+    a widget's text form, so a widget that cannot render fails at once."""
+    frame.wait_for_function(SHOWN, arg=[SLIDE, widget, list(TEXT_FORMS)], timeout=timeout_ms)

@@ -1,11 +1,13 @@
-"""The instructor's deck, presented: widgets are live inside RISE and Play moves them.
+"""The instructor's deck, presented: widgets are live inside RISE and their controls move them.
 
 A copy of ``slides/workshop.ipynb`` (outputs and widget state cleared, so what shows comes
-from this run) is served by a JupyterLab on 127.0.0.1 and opened in Debian's headless
-Chromium through Playwright at a projector's 1280x720. The test enters the presentation
-(Alt+R, then full screen), and for each slide of :data:`LIVE_SLIDES` goes to it, runs
-its cell inside the slide, checks the output is widget DOM and not the widget's text
-form, and that pressing Play moves the step. Screenshots go to ``artifacts/`` (git-ignored).
+from this run) and of its stylesheet is served by a JupyterLab on 127.0.0.1 and opened in
+Debian's headless Chromium through Playwright at a projector's 1280x720. The test enters
+the presentation (Alt+R, then full screen), and for each slide of :data:`LIVE_SLIDES` goes
+to it, runs its demo cell inside the slide, checks the output is widget DOM and not the
+widget's text form, and that pressing Play moves the step. Then the straggler slider, the
+allreduce's slow node and the cluster button. Screenshots go to ``artifacts/``
+(git-ignored).
 
 This is what broke when jupyterlab-rise's own JupyterLab core could not load the widget
 manager (``Failed to create module: package: @jupyter-widgets/jupyterlab-manager``): every
@@ -14,6 +16,7 @@ in :data:`LIVE_SLIDES`.
 """
 
 import dataclasses
+import shutil
 
 import pytest
 
@@ -24,21 +27,23 @@ from rise_browser import (SLIDE, go_to_slide, present, run_code_on_slide,
 from tutorial.lab import SLIDES
 
 DECK = SLIDES / "workshop.ipynb"
+STYLE = SLIDES / "workshop.css"          # RISE loads it as the deck's own stylesheet
 PROJECTOR = (1280, 720)
 
 
 @dataclasses.dataclass(frozen=True)
 class LiveSlide:
     name: str            # for the test id and the screenshot
-    code: str            # text of the cell that draws the widget
+    title: str           # part of the slide's heading
     play: str            # CSS selector of the Play button
     step: str            # CSS selector of the element showing the step: its text, a number
 
 
 LIVE_SLIDES = (
-    LiveSlide("race", "race(race_demo)", ".race-play button", ".race-step .widget-readout"),
-    LiveSlide("allreduce", "allreduce_views(", ".allreduce-network-play button",
+    LiveSlide("race", "the optimizer race", ".race-play button", ".race-step .widget-readout"),
+    LiveSlide("allreduce", "Summing gradients", ".allreduce-network-play button",
               ".allreduce-network-time .widget-readout"),
+    LiveSlide("sweep", "steps to a target", ".sweep-play button", ".sweep-shown .widget-readout"),
 )
 
 
@@ -50,6 +55,7 @@ def presentation(tmp_path_factory):
     root = scratch / "slides"
     root.mkdir()
     deck = cleared_copy(DECK, root)
+    shutil.copy(STYLE, root / STYLE.name)
     console = []
     with jupyterlab(root, scratch) as url:
         with chromium_page(executable, "rise_last_slide.png", PROJECTOR) as page:
@@ -59,40 +65,46 @@ def presentation(tmp_path_factory):
             yield page, present(page), console
 
 
-def _shown_step(frame, live):
-    return float(frame.locator(f"{SLIDE} {live.step}").first.inner_text())
+def _run_demo(presentation, title, widget):
+    """Go to the slide, run its demo cell, wait for ``widget``; its output locator."""
+    page, frame, console = presentation
+    go_to_slide(frame, title)
+    output = run_code_on_slide(page, frame)
+    wait_for_widget_or_text(frame, widget)
+    failed = [m for m in console if "Failed to create module" in m]
+    assert widget_problems(output) == [], failed
+    assert not failed
+    return output
+
+
+def _shown_number(frame, selector):
+    return float(frame.locator(f"{SLIDE} {selector}").first.inner_text())
+
+
+def _screenshot(page, name):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"rise_{name}.png"))
 
 
 @pytest.mark.parametrize("live", LIVE_SLIDES, ids=lambda live: live.name)
 def test_widget_is_live_in_the_presentation(presentation, live):
-    page, frame, console = presentation
-    go_to_slide(frame, live.code)
-    output = run_code_on_slide(page, frame, live.code)
-    wait_for_widget_or_text(frame, live.code, live.play)
-    failed = [m for m in console if "Failed to create module" in m]
-    assert widget_problems(output) == [], failed
-    assert not failed
-    play = output.locator(live.play).first
-    before = _shown_step(frame, live)
-    play.click()                           # a real click: Play must lie on the screen
+    page, frame, _ = presentation
+    output = _run_demo(presentation, live.title, live.play)
+    before = _shown_number(frame, live.step)
+    output.locator(live.play).first.click()   # a real click: Play must lie on the screen
     frame.wait_for_function(
         "([selector, before]) => Number(document.querySelector(selector)?.innerText) !== before",
         arg=[f"{SLIDE} {live.step}", before], timeout=30_000)
-    moved = _shown_step(frame, live)
+    moved = _shown_number(frame, live.step)
     frame.wait_for_function(
         "([selector, moved]) => Number(document.querySelector(selector)?.innerText) > moved",
         arg=[f"{SLIDE} {live.step}", moved], timeout=30_000)      # and it keeps moving
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"rise_{live.name}.png"))
+    _screenshot(page, live.name)
 
 
 def test_a_straggler_shows_in_every_network_panel(presentation):
     page, frame, _ = presentation
-    code = "allreduce_views("
-    go_to_slide(frame, code)
-    output = run_code_on_slide(page, frame, code)
-    wait_for_widget_or_text(frame, code, ".allreduce-network-play button")
-    assert widget_problems(output) == []
+    output = _run_demo(presentation, "Summing gradients", ".allreduce-network-play button")
     network = output.locator(".allreduce-network-view")
     network.locator(".widget-dropdown").filter(has_text="slow node").locator("select") \
         .select_option(label="5")
@@ -106,5 +118,34 @@ def test_a_straggler_shows_in_every_network_panel(presentation):
         "(slide) => Number(document.querySelector(slide + ' .allreduce-network-time "
         ".widget-readout')?.innerText) >= 12", arg=SLIDE, timeout=60_000)
     output.locator(".allreduce-network-play button").first.click()     # pause there
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "rise_allreduce_straggler.png"))
+    _screenshot(page, "allreduce_straggler")
+
+
+def test_the_straggler_slider_redraws_the_schedules(presentation):
+    page, frame, _ = presentation
+    output = _run_demo(presentation, "one straggler", ".straggler-slowdown")
+    readout = output.locator(".straggler-readout")
+    assert "straggler 4× slower" in readout.inner_text()
+    schedules_before = output.locator("svg").first.inner_html()
+    track = output.locator(".straggler-slowdown .noUi-target").first.bounding_box()
+    page.mouse.click(track["x"] + track["width"] - 2, track["y"] + track["height"] / 2)
+    frame.wait_for_function(                            # a click at the track's end: 8x
+        "(slide) => document.querySelector(slide + ' .straggler-readout')?.innerText"
+        ".includes('straggler 8× slower')", arg=SLIDE, timeout=30_000)
+    assert output.locator("svg").first.inner_html() != schedules_before
+    _screenshot(page, "straggler")
+
+
+def test_the_cluster_button_runs_a_real_cluster_in_the_slide(presentation):
+    page, frame, _ = presentation
+    output = _run_demo(presentation, "a real cluster", ".cluster-start button, "
+                       "button.cluster-start")
+    output.locator("button", has_text="Start cluster").click()
+    frame.wait_for_function(
+        "(slide) => /done in|failed after/.test(document.querySelector(slide + ' .cluster-status')"
+        "?.innerText ?? '')", arg=SLIDE, timeout=150_000)
+    status = output.locator(".cluster-status").inner_text()
+    assert "done in" in status, status
+    assert "identical weights on both workers (each pulled the same sum): True" \
+        in output.inner_text()
+    _screenshot(page, "cluster")

@@ -46,12 +46,14 @@ class WorkerRun:
 
 
 def train_on_cluster(job, kvstore="dist_sync", num_workers=2, num_servers=1, timeout=120.0,
-                     port=None, run_dir=None):
+                     port=None, run_dir=None, on_poll=None):
     """Run ``job`` on ``num_workers`` worker processes; one :class:`WorkerRun` per worker.
 
     ``run_dir=None``: logs and results go to a temporary folder, removed once the results
     are read, kept when the run fails (the error names it). In a notebook a live line counts
-    the steps the workers have done (``tutorial.progress``).
+    the steps the workers have done (``tutorial.progress``). ``on_poll(steps)``, if given,
+    also gets the last step of each worker at every poll (a widget draws them); an
+    exception it raises stops the cluster (every process) and propagates.
     """
     if kvstore not in KVSTORES:
         raise ValueError(f"kvstore must be one of {', '.join(map(repr, KVSTORES))}, "
@@ -63,11 +65,13 @@ def train_on_cluster(job, kvstore="dist_sync", num_workers=2, num_servers=1, tim
     what = f"{kvstore} cluster, {num_workers} workers x {job.steps} steps"
     with run_directory(run_dir) as where, \
             Progress(what, total=num_workers * job.steps) as progress:
-        def on_poll(steps):
+        def polled(steps):
             progress.update(sum(steps), detail=f"timeout {timeout} s")
+            if on_poll is not None:
+                on_poll(steps)
 
         done = run_cluster(argv, num_workers=num_workers, num_servers=num_servers,
-                           timeout=timeout, port=port, run_dir=where, on_poll=on_poll)
+                           timeout=timeout, port=port, run_dir=where, on_poll=polled)
         progress.update(progress.total)
         return sorted((_read_run(w, where) for w in done.workers), key=lambda run: run.rank)
 

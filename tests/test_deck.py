@@ -1,0 +1,88 @@
+"""The deck's shape: every part of the course has a slide that names its notebook, every
+demo is one cell, and the instructor guide times every part the deck has.
+
+Read from the committed files alone (no kernel, no browser)."""
+
+import re
+
+import nbformat
+import pytest
+
+from tutorial.lab import NOTEBOOKS, SLIDES
+
+DECK = SLIDES / "workshop.ipynb"
+GUIDE = SLIDES / "README.md"
+NOTEBOOK = re.compile(r"\b(\d\d_[a-z_]+)\b")
+PART = re.compile(r"^## (\d\d) · ", re.MULTILINE)
+MOST_LINES = 12           # a demo cell longer than this belongs in the library
+
+
+def slides():
+    """Each presented slide or subslide: its cells (cells of type 'skip' left out)."""
+    out = []
+    for cell in nbformat.read(DECK, as_version=4).cells:
+        kind = cell.metadata.get("slideshow", {}).get("slide_type", "-")
+        if kind == "skip":
+            continue
+        if kind in ("slide", "subslide") or not out:
+            out.append([])
+        out[-1].append(cell)
+    return out
+
+
+def _text(slide):
+    return "\n".join(c.source for c in slide if c.cell_type == "markdown")
+
+
+def test_every_slide_between_title_and_questions_names_an_existing_notebook():
+    existing = {p.stem for p in NOTEBOOKS.glob("*.ipynb")}
+    for slide in slides()[1:-1]:
+        named = set(NOTEBOOK.findall(_text(slide)))
+        heading = _text(slide).splitlines()[0]
+        assert named, f"slide {heading!r} names no notebook"
+        assert named <= existing, f"slide {heading!r} names {named - existing}"
+
+
+def test_every_part_of_the_course_has_its_slide():
+    parts = {p.stem[:2] for p in NOTEBOOKS.glob("0*.ipynb")} - {"00"}   # 00 is the setup
+    shown = {m for slide in slides() for m in PART.findall(_text(slide))}
+    assert parts <= shown, f"parts without a slide: {sorted(parts - shown)}"
+
+
+def test_a_demo_is_one_short_cell_per_slide():
+    for slide in slides():
+        code = [c for c in slide if c.cell_type == "code"]
+        assert len(code) <= 1, f"{_text(slide).splitlines()[0]!r} has {len(code)} code cells"
+        for cell in code:
+            hidden = cell.metadata.get("jupyter", {}).get("source_hidden", False)
+            assert hidden or len(cell.source.splitlines()) <= MOST_LINES, cell.source
+
+
+def test_the_deck_has_its_stylesheet_where_rise_looks_for_it():
+    css = DECK.with_suffix(".css")            # RISE loads <notebook name>.css
+    assert css.is_file()
+    assert "jp-Notebook-footer" in css.read_text()      # "Click to add a cell." stays out
+
+
+def _timing_rows():
+    text = GUIDE.read_text()
+    rows = re.findall(r"^\| ([^|]+?) \| (\d+) \| (\d+) \|", text, re.MULTILINE)
+    total = int(re.search(r"\*\*total: (\d+) minutes\*\*", text).group(1))
+    return rows, total
+
+
+def test_the_guide_times_every_part_and_its_slides():
+    rows, total = _timing_rows()
+    assert sum(int(minutes) for _, _, minutes in rows) == total
+    parts = sorted({m for slide in slides() for m in PART.findall(_text(slide))})
+    timed = [label.split()[0] for label, _, _ in rows]
+    assert all(part in timed for part in parts), (parts, timed)
+    assert sum(int(n) for _, n, _ in rows) == len(slides())
+
+
+@pytest.mark.parametrize("future", ["10", "11", "12"])
+def test_parts_still_to_come_have_a_spot_but_no_slide(future):
+    cells = nbformat.read(DECK, as_version=4).cells
+    spots = [c for c in cells if c.metadata.get("slideshow", {}).get("slide_type") == "skip"
+             and f"part {future}" in c.source]
+    assert len(spots) == 1
