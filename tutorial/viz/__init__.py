@@ -12,4 +12,8 @@ that only draws it; callbacks look things up, they never recompute.
 - ``allreduce_anim``     the chunk table: the four schedules step by step
 - ``allreduce_views``    both allreduce views in two tabs
 - ``allreduce_plots``    static plots: modelled time, measured bandwidth against the model
+- ``cluster_button``     a real parameter-server cluster behind a Start button, deadline shown
+- ``sweep_view``         the large-batch sweep revealed one batch size at a time
+- ``straggler_model``    sync against async SGD under one straggler, every slowdown computed once
+- ``straggler_view``     the straggler slider: who waits in sync SGD, what async pays instead
 """
