@@ -19,7 +19,7 @@ Not yet: check_double needs your function double itself, but got None. Run the c
 ...     raise NotImplementedError
 >>> verdict = check_double(stub)
 >>> verdict.started, verdict.text
-(False, 'Not written yet: replace the `raise NotImplementedError` in double with your code, run that cell, then this one.')
+(False, 'Not written yet: replace the `raise NotImplementedError` in double with your code, then run its cell again.')
 >>> def forever(x):
 ...     while True:
 ...         pass
@@ -90,8 +90,8 @@ def checker(name, expects):
                 return Verdict(False, f"Not yet: {str(wrong).rstrip('.')}.")
             except NotImplementedError:
                 return Verdict(False, f"Not written yet: replace the `raise "
-                                      f"NotImplementedError` in {name} with your code, run "
-                                      f"that cell, then this one.", started=False)
+                                      f"NotImplementedError` in {name} with your code, then run "
+                                      f"its cell again.", started=False)
             except TimeLimitExceeded:
                 return Verdict(False, f"Not yet: your {name} did not return within {seconds:g} "
                                       f"s (an infinite loop?). Look for a loop whose condition "
