@@ -133,6 +133,12 @@ def test_broken_notebooks_get_one_clear_line(copies):
     assert found["dropout"] == "not started"
 
 
+def test_an_exit_in_the_learners_code_does_not_end_the_self_check(copies):
+    with_answer(copies, "09_async_sgd", "def staleness_lr(lr, staleness):\n"
+                                        "    raise SystemExit(3)\n")
+    assert statuses(copies)["staleness_lr"] == "cannot check: SystemExit: 3"
+
+
 def test_the_report_counts_passes_and_says_exercises_do_not_fail_the_self_check():
     rows = [exercise_progress.Row("01_sgd", "sgd_step", "passes"),
             exercise_progress.Row("02_momentum", "momentum_step", "not yet: wrong sign.")]

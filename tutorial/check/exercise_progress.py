@@ -46,8 +46,8 @@ def status(exercise, notebooks=NOTEBOOKS, seconds=TIME_LIMIT_S):
         verdict = exercise.checker()(function, time_limit_s=seconds)
     except Unreadable as why:
         return f"cannot check: {why}"
-    except Exception as error:          # a broken install must not hide the other rows
-        return f"cannot check: {type(error).__name__}: {error}"
+    except (Exception, SystemExit) as error:  # a broken install, exit() in their code:
+        return f"cannot check: {type(error).__name__}: {error}"  # keep the other rows
     if not verdict.started:
         return "not started"
     if verdict.correct:
