@@ -1,5 +1,6 @@
 """The public face of tutorial.optim: names, errors, pickling, contexts, docstrings, clipping."""
 
+import copy
 import pickle
 
 import numpy as np
@@ -150,3 +151,34 @@ def test_deck_momentum_clip_step_matches_mxnet_sgd_mom_update():
                              clip_gradient=1.0)
     np.testing.assert_allclose(w_ours.asnumpy(), w_mx.asnumpy(), rtol=1e-6)
     np.testing.assert_allclose(s.asnumpy(), -mom.asnumpy(), rtol=1e-6)
+
+
+def _train(trainer, net, steps):
+    x = mx.nd.array(np.linspace(-1, 1, 12).reshape(4, 3))
+    for _ in range(steps):
+        with autograd.record():
+            loss = (net(x) ** 2).sum()
+        loss.backward()
+        trainer.step(4)
+
+
+@pytest.mark.parametrize("name", topt.names())
+def test_saved_and_loaded_states_continue_the_same_run(name, tmp_path):
+    """Two updates, save, load, two more = four straight: states survive MXNet's Updater,
+    which hands a loaded state back as plain tuples (so pieces read it by position)."""
+    options = {"momentum_correction": True} if name in ("momentum", "lars") else {}
+    schedule = mx.lr_scheduler.FactorScheduler(step=1, factor=0.5, base_lr=0.05)
+    weights = []
+    for reload in (False, True):
+        mx.random.seed(7)                   # SGLD draws noise
+        net = gluon.nn.Dense(2, in_units=3)
+        net.initialize(mx.init.Constant(0.3))
+        opt = topt.create(name, lr_scheduler=copy.deepcopy(schedule), **options)
+        trainer = gluon.Trainer(net.collect_params(), opt)
+        _train(trainer, net, 2)
+        if reload:
+            trainer.save_states(str(tmp_path / "states"))
+            trainer.load_states(str(tmp_path / "states"))
+        _train(trainer, net, 2)
+        weights.append(net.weight.data().asnumpy())
+    np.testing.assert_array_equal(weights[0], weights[1])

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import tutorial.optim as topt
-from tutorial.optim.registry import OPTIMIZERS
+from tutorial.optim.options import RANGES
+from tutorial.optim.registry import OPTIMIZERS, keywords
 
 REGISTRY = mx.optimizer.Optimizer.opt_registry
 NAMESAKE = {"momentum": "sgd", "local_adagrad": "adagrad"}   # ours without an MXNet namesake
@@ -183,3 +184,20 @@ def test_multi_precision_keeps_a_float32_master_copy_like_mxnet(name):
     with pytest.warns(UserWarning, match="multi_precision=True"):
         half = _run(topt.create(name, learning_rate=0.01), grads, dtype="float16")
     assert not np.array_equal(ours, half)       # float16 arithmetic alone loses the steps
+
+
+def _out_of_range(keyword):
+    """A value just outside RANGES[keyword]: below its low end, or at an open high end."""
+    low, high, low_open, high_open = RANGES[keyword]
+    return high if high is not None and high_open else low - 1.0
+
+
+@pytest.mark.parametrize("name", topt.names())
+def test_every_ranged_keyword_of_ours_is_checked(name):
+    """Each of our optimizers refuses an out-of-range value of every keyword it takes that
+    RANGES knows, naming it: the table is the one source of the ranges, and none is skipped."""
+    ranged = [k for k in keywords(name) if k in RANGES]
+    assert ranged
+    for keyword in ranged:
+        with pytest.raises(ValueError, match=keyword):
+            topt.create(name, **{keyword: _out_of_range(keyword)})

@@ -7,7 +7,7 @@ trainer with every aggregation, and gluon.Trainer on K devices with a kvstore.
 import mxnet as mx
 import pytest
 
-from tutorial.parallel.aggregation import AGGREGATIONS, COLLECTIVES
+from tutorial.parallel.aggregation import AGGREGATIONS
 from tutorial.parallel.equivalence import compare, parameters, relative_difference, train
 from tutorial.parallel.trainer import DataParallelTrainer
 from tutorial.parallel.workload import digits_batches, mlp
@@ -23,8 +23,6 @@ def devices(k):
 @pytest.mark.parametrize("aggregation", AGGREGATIONS)
 @pytest.mark.parametrize("k, b", [(2, 16), (4, 8)])
 def test_scratch_trainer_matches_one_device(aggregation, k, b):
-    if aggregation in COLLECTIVES:
-        pytest.importorskip("tutorial.parallel.collectives")
     result = compare("scratch", aggregation, devices(k), per_device_batch=b, steps=STEPS)
     assert result.relative_difference < TOLERANCE, result
 

@@ -68,7 +68,9 @@ def test_callbacks_draw_without_running_the_optimizer(built, monkeypatch):
     monkeypatch.setattr(trajectories, "run", forbidden)
     monkeypatch.setattr(race_mod.trajectories, "run", forbidden)
     widget = race(model)
-    picture = widget.children[1].children[0]
+    picture = widget.picture
+    contours_sent = []
+    widget.contours.observe(contours_sent.append, "value")
     step_slider = widget.children[2].children[1]
     lr_slider, mom_slider = widget.children[3].children
     drawn = picture.value
@@ -77,6 +79,9 @@ def test_callbacks_draw_without_running_the_optimizer(built, monkeypatch):
     lr_slider.value, mom_slider.value = 0.1, 0.9
     step_slider.value = 30
     assert runner.calls == before
+    assert contours_sent == []            # the contours went to the browser once, at the start
+    assert "<circle" not in widget.contours.value and "stroke='#bbb'" in widget.contours.value
+    assert "stroke='#bbb'" not in picture.value     # a frame carries the paths only
 
 
 def test_view_draws_the_stored_points(built):
@@ -87,8 +92,8 @@ def test_view_draws_the_stored_points(built):
     step_slider.value = 5
     lr_slider, mom_slider = widget.children[3].children
     i, j = model.lrs.index(lr_slider.value), model.momentums.index(mom_slider.value)
-    want = canvas.svg(model, model.paths[i, j][:, :6])
-    assert widget.children[1].children[0].value == want
+    want = canvas.paths_svg(model, model.paths[i, j][:, :6])
+    assert widget.picture.value == want
 
 
 def test_bad_grid_is_refused():

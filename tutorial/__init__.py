@@ -10,10 +10,19 @@ Subpackages, one idea per file:
 - ``tutorial.batch_checks`` does a batch fit the net: feature count, class labels
 - ``tutorial.data``     offline data sets with checksums
 - ``tutorial.optim``    optimizers as small transformations, schedules, the Gluon adapter
+- ``tutorial.surfaces`` two-dimensional test functions for watching optimizers move
 - ``tutorial.nn``       blocks written from scratch (dropout, DropConnect)
 - ``tutorial.parallel`` splitting batches, data-parallel trainers, collectives, cost model
+- ``tutorial.largebatch`` large-batch training measured: sweeps, critical batch, sharpness
 - ``tutorial.viz``      widgets and plots (pure models, views that only draw)
+- ``tutorial.quizzes``  each notebook's quiz as data (an explanation per option), the grader
 - ``tutorial.check``    the setup self-check and the exercise checkers
+
+Tools around the course, not used by the notebooks:
+
+- ``tutorial.gpu_setup`` put the CPU or the GPU build of MXNet into the virtual environment
+- ``tutorial.lab``      start JupyterLab on the course (``make lab``) or the deck (``make slides``)
+- ``tutorial.notebooks`` maintainer tools: execute, check and build the notebooks
 """
 
 __version__ = "0.1.0"

@@ -4,7 +4,8 @@
 the family sees the same minibatches from the same initial weights; model g uses the
 learning rate ``lrs[g] * schedule(step)`` (a Parameter ``lr_mult`` of ``lrs[g]`` on top of
 the trainer's rate). After every update it measures validation accuracy, and it records
-the first step at which each target is reached. Steps count updates, from 1.
+the first step at which each target is reached. Steps count updates, from 1. Every
+``check_every`` updates (and at the last) it decides whether to stop.
 
 A model *diverges* when its minibatch loss becomes NaN/inf or exceeds ``diverge_factor``
 times ln(classes), the loss of a uniform guess (twice by default): its updates overshoot
@@ -12,7 +13,7 @@ so far that it does worse than knowing nothing. Its steps to every target are th
 ``None`` and ``diverged`` is True, so a plot can show divergence as divergence rather
 than as "slow".
 
-Two stopping rules. ``stop="all"`` trains until every model has reached the highest
+Three stopping rules. ``stop="all"`` trains until every model has reached the highest
 target or diverged. ``stop="best"`` stops as soon as *any* model reaches the highest
 target: enough for "steps to each target at the best learning rate of the grid",
 because a model that reaches a lower target later than that step cannot be the best.
@@ -20,6 +21,7 @@ because a model that reaches a lower target later than that step cannot be the b
 """
 
 import dataclasses
+import itertools
 from typing import Dict, Optional, Tuple
 
 import mxnet as mx
@@ -92,8 +94,8 @@ def train_family(data, batch_size, lrs, *, optimizer="momentum", optimizer_kw=No
     momentum 0.9 for 'momentum' and 'lars'); ``schedule`` a ``step -> factor`` multiplying
     every model's rate (None: constant 1). Batches are drawn without replacement from a
     fresh seeded permutation each epoch; a last partial batch is dropped so that every
-    step sees exactly ``batch_size`` examples. ``stop`` is 'all' or 'best' (module
-    docstring). ``same_init=False`` gives each model its own seeded initial weights (to
+    step sees exactly ``batch_size`` examples. ``stop`` is 'all', 'best' or 'never'
+    (module docstring). ``same_init=False`` gives each model its own seeded initial weights (to
     repeat one learning rate over several seeds). ``on_step(step, net)``, when given, is
     called before the first update (step 0) and after every update, e.g. to measure the
     gradient noise scale along the way. Returns a list of :class:`Run` (and the net when
@@ -104,42 +106,21 @@ def train_family(data, batch_size, lrs, *, optimizer="momentum", optimizer_kw=No
     if stop not in ("all", "best", "never"):
         raise ValueError(f"stop must be 'all', 'best' or 'never', got {stop!r}")
     ctx = ctx or mx.cpu()
-    if optimizer_kw is None:
-        optimizer_kw = {"momentum": 0.9} if optimizer in ("momentum", "lars") else {}
-    G = len(lrs)
     mx.random.seed(seed)
     classes = int(data.y_train.max()) + 1
-    diverge_loss = diverge_factor * float(np.log(classes))
-    net = MLPFamily(G, data.X_train.shape[1], hidden=hidden, classes=classes)
-    net.initialize(mx.init.Xavier(), ctx=ctx)
-    if same_init:
-        net.copy_first_to_all()
-    for g, lr in enumerate(lrs):
-        for p in net.member_params(g):
-            p.lr_mult = lr
-    net.hybridize(static_alloc=True, static_shape=True)
-    if schedule is None:
-        trainer = make_trainer(net.collect_params(), optimizer, learning_rate=1.0, **optimizer_kw)
-    else:
-        trainer = make_trainer(net.collect_params(), optimizer, schedule=schedule, **optimizer_kw)
+    net = _family(data, lrs, hidden, classes, same_init, ctx)
+    trainer = _trainer(net, optimizer, optimizer_kw, schedule)
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()   # (G, B, C) -> one mean loss per model
-
-    X, y = nd.array(data.X_train, ctx=ctx), nd.array(data.y_train, ctx=ctx)
     Xv, yv = nd.array(data.X_val, ctx=ctx), nd.array(data.y_val, ctx=ctx).expand_dims(0)
-    rng = np.random.default_rng(seed)
-    per_epoch = data.n_train // batch_size
-    accs, losses = [], []
-    diverged = np.zeros(G, dtype=bool)
+    diverge_loss = diverge_factor * float(np.log(classes))
+    accs, losses, diverged = [], [], np.zeros(len(lrs), dtype=bool)
     if on_step is not None:
         on_step(0, net)
+    batches = _minibatches(data, batch_size, seed, ctx)
     for step in range(1, max_steps + 1):
-        k = (step - 1) % per_epoch
-        if k == 0:
-            order = nd.array(rng.permutation(data.n_train), ctx=ctx)
-        idx = order[k * batch_size:(k + 1) * batch_size]
-        xb, yb = nd.take(X, idx), nd.take(y, idx)
+        xb, yb = next(batches)
         with autograd.record():
-            loss = loss_fn(net(xb), nd.broadcast_to(yb.expand_dims(0), (G, batch_size)))
+            loss = loss_fn(net(xb), nd.broadcast_to(yb.expand_dims(0), (len(lrs), batch_size)))
         loss.backward()
         trainer.step(1)                                     # loss is already a batch mean
         losses.append(loss)
@@ -147,14 +128,64 @@ def train_family(data, batch_size, lrs, *, optimizer="momentum", optimizer_kw=No
         if on_step is not None:
             on_step(step, net)
         if step % check_every == 0 or step == max_steps:
-            acc_hist = nd.stack(*accs).asnumpy()
-            loss_hist = nd.stack(*losses).asnumpy()
-            diverged |= ~np.all(np.isfinite(loss_hist) & (loss_hist < diverge_loss), axis=0)
-            done = (acc_hist.max(axis=0) >= targets[-1]) & ~diverged
-            if (stop == "all" and np.all(done | diverged)) or (stop == "best" and done.any()):
+            diverged |= _diverging(losses, diverge_loss)
+            if _should_stop(stop, accs, diverged, targets[-1]):
                 break
-    acc_hist = nd.stack(*accs).asnumpy()
-    loss_hist = nd.stack(*losses).asnumpy()
+    runs = _runs(nd.stack(*accs).asnumpy(), nd.stack(*losses).asnumpy(), diverged, lrs,
+                 targets, batch_size)
+    return (runs, net) if return_net else runs
+
+
+def _family(data, lrs, hidden, classes, same_init, ctx):
+    """One MLP per learning rate, model g's parameters scaled by ``lr_mult = lrs[g]``."""
+    net = MLPFamily(len(lrs), data.X_train.shape[1], hidden=hidden, classes=classes)
+    net.initialize(mx.init.Xavier(), ctx=ctx)
+    if same_init:
+        net.copy_first_to_all()
+    for g, lr in enumerate(lrs):
+        for p in net.member_params(g):
+            p.lr_mult = lr
+    net.hybridize(static_alloc=True, static_shape=True)
+    return net
+
+
+def _trainer(net, optimizer, optimizer_kw, schedule):
+    """The trainer of the whole family: base rate 1 (the lr_mult is each model's rate)."""
+    if optimizer_kw is None:
+        optimizer_kw = {"momentum": 0.9} if optimizer in ("momentum", "lars") else {}
+    if schedule is None:
+        return make_trainer(net.collect_params(), optimizer, learning_rate=1.0, **optimizer_kw)
+    return make_trainer(net.collect_params(), optimizer, schedule=schedule, **optimizer_kw)
+
+
+def _minibatches(data, batch_size, seed, ctx):
+    """Endless (X, y) minibatches: a fresh seeded permutation each epoch, no partial batch."""
+    X, y = nd.array(data.X_train, ctx=ctx), nd.array(data.y_train, ctx=ctx)
+    rng = np.random.default_rng(seed)
+    per_epoch = data.n_train // batch_size
+    for step in itertools.count():
+        k = step % per_epoch
+        if k == 0:
+            order = nd.array(rng.permutation(data.n_train), ctx=ctx)
+        idx = order[k * batch_size:(k + 1) * batch_size]
+        yield nd.take(X, idx), nd.take(y, idx)
+
+
+def _diverging(losses, diverge_loss):
+    """Per model: did any minibatch loss so far become NaN/inf or exceed ``diverge_loss``?"""
+    history = nd.stack(*losses).asnumpy()
+    return ~np.all(np.isfinite(history) & (history < diverge_loss), axis=0)
+
+
+def _should_stop(stop, accs, diverged, highest_target):
+    if stop == "never":
+        return False
+    done = (nd.stack(*accs).asnumpy().max(axis=0) >= highest_target) & ~diverged
+    return bool(np.all(done | diverged)) if stop == "all" else bool(done.any())
+
+
+def _runs(acc_hist, loss_hist, diverged, lrs, targets, batch_size):
+    """One Run per model from the (steps, models) histories."""
     runs = []
     for g, lr in enumerate(lrs):
         steps_to = {}
@@ -163,4 +194,4 @@ def train_family(data, batch_size, lrs, *, optimizer="momentum", optimizer_kw=No
             steps_to[t] = int(hit[0]) + 1 if len(hit) and not diverged[g] else None
         runs.append(Run(batch_size, lr, steps_to, bool(diverged[g]), len(acc_hist),
                         tuple(np.round(acc_hist[:, g], 6)), tuple(loss_hist[:, g])))
-    return (runs, net) if return_net else runs
+    return runs

@@ -5,7 +5,10 @@
 pieces), ``adapter`` (the one bridge to MXNet's Optimizer API), ``sgd_family``/
 ``adaptive``/``layerwise`` (the named optimizers), ``registry`` (create, names),
 ``options`` (checks MXNet optimizer settings before MXNet builds one), ``sparse``
-(row_sparse gradients, lazy updates), ``schedules`` (step -> lr), ``clipping``.
+(row_sparse gradients, lazy updates), ``schedules`` (step -> lr), ``clipping``,
+``scaling`` (learning rates for large batches: linear and square-root scaling, warmup,
+momentum correction, LARS/LAMB set up with parameter names) and ``trajectories`` (an
+optimizer's path on a 2-D surface).
 
 MXNet 1.9.1 behaviour found while pinning these against it (each checked in tests/):
 

@@ -33,10 +33,10 @@ warmup schedules).
 
 import mxnet as mx
 
+from tutorial.optim.options import check_settings
 from tutorial.optim.sparse import lazy_rows
 from tutorial.optim.transforms import Step
 from tutorial.validate import check_count
-from tutorial.validate import check_range  # noqa: F401  (re-exported for the optimizers)
 
 
 class ChainOptimizer(mx.optimizer.Optimizer):
@@ -54,18 +54,13 @@ class ChainOptimizer(mx.optimizer.Optimizer):
                 "Put the learning rate inside the schedule instead.")
         if learning_rate is None and lr_scheduler is None:
             learning_rate = self.default_learning_rate
-        if learning_rate is not None:
-            check_range("learning_rate", learning_rate, 0.0)
-        check_range("wd", wd, 0.0)
-        check_range("rescale_grad", rescale_grad, 0.0, low_open=True)
-        if clip_gradient is not None:
-            check_range("clip_gradient", clip_gradient, 0.0, low_open=True)
+        check_settings(learning_rate=learning_rate, wd=wd, rescale_grad=rescale_grad,
+                       clip_gradient=clip_gradient)
         check_count("begin_num_update", begin_num_update, low=0, what="updates done before")
         super().__init__(learning_rate=learning_rate, lr_scheduler=lr_scheduler, wd=wd,
                          rescale_grad=rescale_grad, clip_gradient=clip_gradient,
                          begin_num_update=begin_num_update, **kwargs)
         self.aggregate_num = 0          # the Updater hands us one parameter at a time
-        self._previous_lr = {}          # (device, index) -> scheduler lr at previous update
 
     def chain(self):
         """The transformations of this optimizer, in order (see transforms.py)."""
@@ -83,15 +78,10 @@ class ChainOptimizer(mx.optimizer.Optimizer):
 
     def _step(self, index, weight, grad):
         self._update_count(index)
-        base_lr = self.learning_rate
-        key = (weight.context.device_id, index)      # one copy per device, as MXNet counts
-        previous = self._previous_lr.get(key, base_lr)
-        self._previous_lr[key] = base_lr
         return Step(lr=self._get_lr(index), wd=self._get_wd(index),
                     t=self._index_update_count[index], clip_gradient=self.clip_gradient,
                     rescale_grad=self.rescale_grad, raw_grad=grad,
-                    name=self._param_name(index),
-                    lr_ratio=base_lr / previous if previous else 1.0)
+                    name=self._param_name(index))
 
     def update(self, index, weight, grad, state):
         if grad.stype != "default":                 # row_sparse: see tutorial/optim/sparse.py

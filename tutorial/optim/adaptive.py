@@ -8,16 +8,13 @@ clipping follows MXNet 1.9.1 for each algorithm (it differs between them).
 
 import mxnet as mx
 
-from tutorial.optim.adapter import ChainOptimizer, check_range
+from tutorial.optim.adapter import ChainOptimizer
+from tutorial.optim.options import check_settings
+from tutorial.validate import check_range
 from tutorial.optim.moments import (FtrlProximal, ScaleByAdaDelta, ScaleByAdam, ScaleByAdamax,
                                     ScaleByCenteredRms, ScaleByNadam, ScaleByRms,
                                     ScaleBySumOfSquares, ScaleByWindowSumOfSquares)
 from tutorial.optim.transforms import AddDecayedWeights, Clip, ScaleByLr, Trace
-
-
-def _check_betas(beta1, beta2):
-    check_range("beta1", beta1, 0.0, 1.0, high_open=True)
-    check_range("beta2", beta2, 0.0, 1.0, high_open=True)
 
 
 @mx.optimizer.register
@@ -29,7 +26,7 @@ class TutorialAdaGrad(ChainOptimizer):
     """
 
     def __init__(self, eps=1e-7, **kwargs):
-        check_range("eps", eps, 0.0)
+        check_settings(eps=eps)
         super().__init__(**kwargs)
         self.float_stable_eps = eps
 
@@ -74,11 +71,7 @@ class TutorialRMSProp(ChainOptimizer):
 
     def __init__(self, gamma1=0.9, gamma2=0.9, epsilon=1e-8, centered=False, clip_weights=None,
                  **kwargs):
-        check_range("gamma1", gamma1, 0.0, 1.0, high_open=True)
-        check_range("gamma2", gamma2, 0.0, 1.0, high_open=True)
-        check_range("epsilon", epsilon, 0.0)
-        if clip_weights is not None:
-            check_range("clip_weights", clip_weights, 0.0, low_open=True)
+        check_settings(gamma1=gamma1, gamma2=gamma2, epsilon=epsilon, clip_weights=clip_weights)
         super().__init__(**kwargs)
         self.gamma1, self.gamma2, self.epsilon = gamma1, gamma2, epsilon
         self.centered = bool(centered)
@@ -112,8 +105,8 @@ class TutorialAdaDelta(ChainOptimizer):
     default_learning_rate = 1.0
 
     def __init__(self, rho=0.9, epsilon=1e-5, **kwargs):
-        check_range("rho", rho, 0.0, 1.0, high_open=True)
-        check_range("epsilon", epsilon, 0.0, low_open=True)
+        check_settings(rho=rho)
+        check_range("epsilon", epsilon, 0.0, low_open=True)   # > 0: the first step is eps/eps
         super().__init__(**kwargs)
         self.rho, self.epsilon = rho, epsilon
 
@@ -135,8 +128,7 @@ class TutorialAdam(ChainOptimizer):
     default_learning_rate = 0.001
 
     def __init__(self, beta1=0.9, beta2=0.999, epsilon=1e-8, lazy_update=True, **kwargs):
-        _check_betas(beta1, beta2)
-        check_range("epsilon", epsilon, 0.0)
+        check_settings(beta1=beta1, beta2=beta2, epsilon=epsilon)
         super().__init__(**kwargs)
         self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
         self.lazy_update = bool(lazy_update)
@@ -162,8 +154,7 @@ class TutorialAdamax(ChainOptimizer):
     default_learning_rate = 0.002
 
     def __init__(self, beta1=0.9, beta2=0.999, epsilon=0.0, **kwargs):
-        _check_betas(beta1, beta2)
-        check_range("epsilon", epsilon, 0.0)
+        check_settings(beta1=beta1, beta2=beta2, epsilon=epsilon)
         super().__init__(**kwargs)
         self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
 
@@ -190,9 +181,7 @@ class TutorialNadam(ChainOptimizer):
     default_learning_rate = 0.001
 
     def __init__(self, beta1=0.9, beta2=0.999, epsilon=1e-8, schedule_decay=0.004, **kwargs):
-        _check_betas(beta1, beta2)
-        check_range("epsilon", epsilon, 0.0)
-        check_range("schedule_decay", schedule_decay, 0.0)
+        check_settings(beta1=beta1, beta2=beta2, epsilon=epsilon, schedule_decay=schedule_decay)
         super().__init__(**kwargs)
         self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
         self.schedule_decay = schedule_decay
@@ -215,8 +204,7 @@ class TutorialFtrl(ChainOptimizer):
     default_learning_rate = 0.1
 
     def __init__(self, lamda1=0.01, beta=1.0, **kwargs):
-        check_range("lamda1", lamda1, 0.0)
-        check_range("beta", beta, 0.0)
+        check_settings(lamda1=lamda1, beta=beta)
         super().__init__(**kwargs)
         if self.lr_scheduler is None:
             check_range("learning_rate", self.lr, 0.0, low_open=True)

@@ -17,7 +17,7 @@ import math
 
 import mxnet as mx
 
-from tutorial.optim.adapter import check_range
+from tutorial.validate import check_range
 
 
 def clip_elementwise(array, bound):

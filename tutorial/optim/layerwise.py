@@ -6,7 +6,8 @@ The trust ratio is computed per parameter array (a "layer" is one weight or bias
 
 import mxnet as mx
 
-from tutorial.optim.adapter import ChainOptimizer, check_range
+from tutorial.optim.adapter import ChainOptimizer
+from tutorial.optim.options import check_settings
 from tutorial.optim.moments import ScaleByAdam
 from tutorial.optim.transforms import AddDecayedWeights, Clip, ScaleByLr, Trace
 from tutorial.optim.trust_ratio import LambTrustRatio, LarsTrustRatio
@@ -33,9 +34,7 @@ class TutorialLARS(ChainOptimizer):
 
     def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0.0,
                  momentum_correction=True, **kwargs):
-        check_range("momentum", momentum, 0.0, 1.0, high_open=True)
-        check_range("eta", eta, 0.0, low_open=True)
-        check_range("eps", eps, 0.0)
+        check_settings(momentum=momentum, eta=eta, eps=eps)
         super().__init__(**kwargs)
         self.momentum, self.eta, self.eps = momentum, eta, eps
         self.momentum_correction = bool(momentum_correction)
@@ -79,12 +78,8 @@ class TutorialLAMB(ChainOptimizer):
     def __init__(self, beta1=0.9, beta2=0.999, epsilon=1e-6, lower_bound=None,
                  upper_bound=None, bias_correction=True, exclude_bias_and_norm=False,
                  **kwargs):
-        check_range("beta1", beta1, 0.0, 1.0, high_open=True)
-        check_range("beta2", beta2, 0.0, 1.0, high_open=True)
-        check_range("epsilon", epsilon, 0.0)
-        for name, bound in (("lower_bound", lower_bound), ("upper_bound", upper_bound)):
-            if bound is not None:
-                check_range(name, bound, 0.0)
+        check_settings(beta1=beta1, beta2=beta2, epsilon=epsilon, lower_bound=lower_bound,
+                       upper_bound=upper_bound)
         super().__init__(**kwargs)
         self.beta1, self.beta2, self.epsilon = beta1, beta2, epsilon
         self.lower_bound, self.upper_bound = lower_bound, upper_bound

@@ -94,22 +94,32 @@ class ScaleByCenteredRms(NamedTuple):
         return u
 
 
+class AdaDeltaState(NamedTuple):
+    acc_grad: mx.nd.NDArray     # a: leaky average of squared gradients
+    acc_delta: mx.nd.NDArray    # b: leaky average of squared steps
+
+
 class ScaleByAdaDelta(NamedTuple):
     """AdaDelta: a <- ρa + (1-ρ)u²; d = sqrt(b + eps)/sqrt(a + eps)·u; b <- ρb + (1-ρ)d²."""
     rho: float
     eps: float
 
     def init(self, weight):
-        return (zeros_like(weight), zeros_like(weight))
+        return AdaDeltaState(zeros_like(weight), zeros_like(weight))
 
     def update(self, u, state, weight, step):
-        acc_grad, acc_delta = state
+        acc_grad, acc_delta = state     # by position: a loaded state is a plain tuple
         acc_grad *= self.rho
         acc_grad += mx.nd.square(u) * (1.0 - self.rho)
         u *= mx.nd.sqrt(acc_delta + self.eps) / mx.nd.sqrt(acc_grad + self.eps)
         acc_delta *= self.rho
         acc_delta += mx.nd.square(u) * (1.0 - self.rho)
         return u
+
+
+class AdamState(NamedTuple):
+    m: mx.nd.NDArray    # leaky average of the gradient (first moment)
+    v: mx.nd.NDArray    # leaky average of its square (second moment)
 
 
 class ScaleByAdam(NamedTuple):
@@ -126,10 +136,10 @@ class ScaleByAdam(NamedTuple):
     bias_correction: str = "step"
 
     def init(self, weight):
-        return (zeros_like(weight), zeros_like(weight))
+        return AdamState(zeros_like(weight), zeros_like(weight))
 
     def update(self, u, state, weight, step):
-        m, v = state
+        m, v = state                    # by position: a loaded state is a plain tuple
         m *= self.beta1
         m += u * (1.0 - self.beta1)
         v *= self.beta2
@@ -161,6 +171,12 @@ class ScaleByAdamax(NamedTuple):
         return m / denominator / (1.0 - self.beta1 ** step.t)
 
 
+class NadamState(NamedTuple):
+    m: mx.nd.NDArray    # leaky average of the gradient
+    v: mx.nd.NDArray    # leaky average of its square
+    product: list       # [P_t = μ_1···μ_t], one float in a list so the update can change it
+
+
 class ScaleByNadam(NamedTuple):
     """Dozat's Nadam with the warming momentum schedule μ_t = β1(1 - ½·0.96^(t·decay)).
 
@@ -168,7 +184,7 @@ class ScaleByNadam(NamedTuple):
       P_t = μ_1···μ_t;  m <- β1·m + (1-β1)·u;  v <- β2·v + (1-β2)·u²
       m̄ = (1 - μ_t)·u / (1 - P_t) + μ_{t+1}·m / (1 - P_t·μ_{t+1})
       u <- m̄ / (sqrt(v / (1 - β2^t)) + eps)
-    State is a list [m, v, P] so the running product P travels with the parameter.
+    The running product P travels with the parameter, in its state.
     """
     beta1: float
     beta2: float
@@ -176,16 +192,16 @@ class ScaleByNadam(NamedTuple):
     schedule_decay: float
 
     def init(self, weight):
-        return [zeros_like(weight), zeros_like(weight), 1.0]
+        return NadamState(zeros_like(weight), zeros_like(weight), [1.0])
 
     def _momentum(self, t):
         return self.beta1 * (1.0 - 0.5 * 0.96 ** (t * self.schedule_decay))
 
     def update(self, u, state, weight, step):
-        m, v, product = state
+        m, v, running = state           # by position: a loaded state is a plain tuple
         mu_t, mu_next = self._momentum(step.t), self._momentum(step.t + 1)
-        product *= mu_t
-        state[2] = product
+        running[0] *= mu_t
+        product = running[0]
         m *= self.beta1
         m += u * (1.0 - self.beta1)
         v *= self.beta2

@@ -74,6 +74,22 @@ def check_values(options):
     return checked
 
 
+def check_settings(**settings):
+    """Range-check settings by keyword with the one table, RANGES (our optimizers call it).
+
+    >>> check_settings(beta1=0.9, epsilon=1e-8)
+    {'beta1': 0.9, 'epsilon': 1e-08}
+    >>> check_settings(beta1=1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: beta1=1.0 is out of range: use a number in [0.0, 1.0).
+    """
+    unknown = sorted(set(settings) - set(RANGES))
+    if unknown:
+        raise KeyError(f"no range is known for {', '.join(unknown)}: add it to RANGES")
+    return check_values(settings)
+
+
 def check_optimizer_options(name, options):
     """``options`` checked for MXNet's optimizer ``name``: known name, known keywords, ranges.
 

@@ -14,6 +14,8 @@ Traceback (most recent call last):
 ValueError: Unknown optimizer 'adamw'. Choose one of: sgd, momentum, nag, adagrad, local_adagrad, rmsprop, adadelta, adam, adamax, nadam, ftrl, sgld, dcasgd, signum, lars, lamb.
 """
 
+import mxnet as mx
+
 from tutorial.optim.adaptive import (TutorialAdaDelta, TutorialAdaGrad, TutorialAdam,
                                      TutorialAdamax, TutorialFtrl, TutorialLocalAdaGrad,
                                      TutorialNadam, TutorialRMSProp)
@@ -31,8 +33,8 @@ OPTIMIZERS = {
     "lars": TutorialLARS, "lamb": TutorialLAMB,
 }
 
-BASE_KEYWORDS = ("learning_rate", "lr_scheduler", "wd", "rescale_grad", "clip_gradient",
-                 "param_idx2name", "begin_num_update", "multi_precision", "param_dict", "sym")
+# The keywords every MXNet optimizer takes, read from its base class (so they cannot drift).
+BASE_KEYWORDS = tuple(init_keywords(mx.optimizer.Optimizer))
 
 
 def names():
@@ -43,8 +45,8 @@ def names():
 def keywords(name):
     """The keyword arguments optimizer ``name`` accepts (its own, then the common ones).
 
-    >>> keywords('nag')[:2]
-    ['momentum', 'learning_rate']
+    >>> keywords('nag')[:3]
+    ['momentum', 'rescale_grad', 'param_idx2name']
     """
     own = [k for k in init_keywords(OPTIMIZERS[name]) if k not in BASE_KEYWORDS]
     return own + list(BASE_KEYWORDS)

@@ -44,6 +44,7 @@ import math
 
 from mxnet import gluon
 
+from tutorial.optim.trust_ratio import BIAS_AND_NORM_SUFFIXES
 from tutorial.validate import check_range
 
 RULES = ("none", "linear", "sqrt")
@@ -122,9 +123,6 @@ def param_idx2name(params):
                     f"list of Parameters, got {type(params).__name__}")
 
 
-NO_DECAY_SUFFIXES = ("bias", "gamma", "beta")
-
-
 def no_decay_on_biases(params):
     """Set ``wd_mult = 0`` on every bias, gamma and beta in ``params``; return their names."""
     if not isinstance(params, (dict, gluon.ParameterDict)):
@@ -132,7 +130,7 @@ def no_decay_on_biases(params):
                         f"got {type(params).__name__}")
     changed = []
     for name in sorted(params.keys()):
-        if name.endswith(NO_DECAY_SUFFIXES):
+        if name.endswith(BIAS_AND_NORM_SUFFIXES):
             params[name].wd_mult = 0.0
             changed.append(name)
     return changed

@@ -7,7 +7,9 @@ learning rate sits *inside* the momentum buffer (MXNet's convention; PyTorch kee
 outside, which only differs when the learning rate changes).
 """
 
-from tutorial.optim.adapter import ChainOptimizer, check_range
+from tutorial.optim.adapter import ChainOptimizer
+from tutorial.optim.options import check_settings
+from tutorial.validate import check_range
 from tutorial.optim.transforms import (AddDecayedWeights, AddDecoupledDecay, AddNoise, Clip,
                                        DelayCompensation, Ema, Nesterov, ScaleByLr, Sign,
                                        Trace)
@@ -40,7 +42,7 @@ class TutorialSGD(ChainOptimizer):
     """
 
     def __init__(self, momentum=0.0, momentum_correction=False, lazy_update=True, **kwargs):
-        check_range("momentum", momentum, 0.0, 1.0, high_open=True)
+        check_settings(momentum=momentum)
         super().__init__(**kwargs)
         self.momentum = momentum
         self.momentum_correction = bool(momentum_correction)
@@ -83,7 +85,7 @@ class TutorialNAG(ChainOptimizer):
     """
 
     def __init__(self, momentum=0.0, **kwargs):
-        check_range("momentum", momentum, 0.0, 1.0, high_open=True)
+        check_settings(momentum=momentum)
         super().__init__(**kwargs)
         self.momentum = momentum
 
@@ -104,8 +106,7 @@ class TutorialSignum(ChainOptimizer):
     default_learning_rate = 0.01
 
     def __init__(self, momentum=0.9, wd_lh=0.0, **kwargs):
-        check_range("momentum", momentum, 0.0, 1.0, high_open=True)
-        check_range("wd_lh", wd_lh, 0.0)
+        check_settings(momentum=momentum, wd_lh=wd_lh)
         super().__init__(**kwargs)
         self.momentum, self.wd_lh = momentum, wd_lh
 
@@ -128,8 +129,7 @@ class TutorialDCASGD(ChainOptimizer):
     """
 
     def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
-        check_range("momentum", momentum, 0.0, 1.0, high_open=True)
-        check_range("lamda", lamda, 0.0)
+        check_settings(momentum=momentum, lamda=lamda)
         super().__init__(**kwargs)
         self.momentum, self.lamda = momentum, lamda
 

@@ -35,7 +35,6 @@ class Step(NamedTuple):
     rescale_grad: float = 1.0      # factor already applied to u (LARS needs it for norms)
     raw_grad: object = None        # the gradient as the Trainer handed it in, untouched
     name: str = ""                 # parameter name when known (LARS skips bias/gamma/beta)
-    lr_ratio: float = 1.0          # scheduler lr now / at this parameter's previous update
 
 
 def zeros_like(weight):
@@ -89,21 +88,39 @@ class ScaleByLr(NamedTuple):
         return u
 
 
+class TraceState(NamedTuple):
+    m: mx.nd.NDArray      # the momentum buffer (MXNet's convention: lr folded in)
+    last_lr: list         # [lr of this parameter's previous update], None before the first
+
+
 class Trace(NamedTuple):
     """m <- decay·m + u; returns m itself (heavy-ball momentum, put it last in a chain).
 
-    With ``lr_corrected`` the decay is multiplied by ``step.lr_ratio`` (Goyal et al.'s
-    momentum correction, so a changed lr does not resurface through old momentum).
+    With ``lr_corrected`` the decay is multiplied by lr_t / lr_{t-1}, the ratio of this
+    update's learning rate to the previous one (Goyal et al.'s momentum correction, so a
+    changed lr does not resurface through old momentum). The state remembers lr_{t-1}.
+    Read the state by position (``m, last_lr = state``): MXNet's Updater turns a loaded
+    state back into a plain tuple.
+
+    >>> w = mx.nd.zeros(1); trace = Trace(0.5, lr_corrected=True); state = trace.init(w)
+    >>> for lr in (1.0, 1.0, 0.1):     # the lr drops tenfold at the third update
+    ...     m = trace.update(mx.nd.ones(1) * -lr, state, w, Step(lr=lr, wd=0.0, t=1))
+    >>> round(m.asscalar(), 6)          # -(0.1 + 0.5 * 0.1 * 1.5): old momentum scaled down too
+    -0.175
     """
     decay: float
     lr_corrected: bool = False
 
     def init(self, weight):
-        return (zeros_like(weight),)
+        return TraceState(zeros_like(weight), [None])
 
     def update(self, u, state, weight, step):
-        (m,) = state
-        m *= self.decay * (step.lr_ratio if self.lr_corrected else 1.0)
+        m, last_lr = state
+        ratio = 1.0
+        if self.lr_corrected:
+            ratio = step.lr / last_lr[0] if last_lr[0] else 1.0
+            last_lr[0] = step.lr
+        m *= self.decay * ratio
         m += u
         return m
 

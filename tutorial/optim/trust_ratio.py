@@ -17,7 +17,9 @@ from typing import NamedTuple, Optional
 import mxnet as mx
 import numpy as np
 
-NOT_SCALED_SUFFIXES = ("bias", "gamma", "beta")
+# Biases and normalisation scales and shifts: You et al. leave them out of LARS, and large-batch
+# recipes out of weight decay (tutorial.optim.scaling.no_decay_on_biases reads this list too).
+BIAS_AND_NORM_SUFFIXES = ("bias", "gamma", "beta")
 
 
 def _norm(array):
@@ -49,7 +51,7 @@ class LarsTrustRatio(NamedTuple):
         return ()
 
     def update(self, u, state, weight, step):
-        if step.name.endswith(NOT_SCALED_SUFFIXES):
+        if step.name.endswith(BIAS_AND_NORM_SUFFIXES):
             return u
         w_norm = _norm(weight)
         g_norm = _norm(step.raw_grad) * step.rescale_grad
@@ -71,7 +73,7 @@ class LambTrustRatio(NamedTuple):
         return ()
 
     def update(self, u, state, weight, step):
-        if self.skip_bias_and_norm and step.name.endswith(NOT_SCALED_SUFFIXES):
+        if self.skip_bias_and_norm and step.name.endswith(BIAS_AND_NORM_SUFFIXES):
             return u
         r1 = _norm(weight)
         if self.lower_bound:

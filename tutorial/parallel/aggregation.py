@@ -20,8 +20,10 @@ With one device there is nothing to add up, and the aggregator does nothing.
 
 import mxnet as mx
 
+from tutorial.parallel.collectives import allreduce
+from tutorial.parallel.collectives.dispatch import ALGORITHMS as COLLECTIVES
+
 KVSTORE_TYPES = ("device", "local")
-COLLECTIVES = ("ps", "tree", "butterfly", "ring")
 AGGREGATIONS = KVSTORE_TYPES + COLLECTIVES
 
 
@@ -65,13 +67,11 @@ class CollectiveAggregation:
     """Sum gradients with one of our allreduce algorithms, parameter by parameter."""
 
     def __init__(self, algorithm):
-        from tutorial.parallel.collectives import allreduce   # imported when asked for
         self.algorithm = algorithm
-        self._allreduce = allreduce
 
     def __call__(self, grad_lists):
         for grads in grad_lists:
-            result = self._allreduce(grads, self.algorithm)
+            result = allreduce(grads, self.algorithm)
             for grad, summed in zip(grads, result.arrays):
                 grad[:] = summed
 
@@ -86,10 +86,5 @@ def make_aggregator(name, devices):
     if len(devices) == 1:
         return _no_aggregation
     if name in COLLECTIVES:
-        try:
-            return CollectiveAggregation(name)
-        except ImportError as error:
-            raise ValueError(
-                f"aggregation {name!r} needs tutorial.parallel.collectives, which cannot be "
-                f"imported here ({error}); use 'device' or 'local'") from error
+        return CollectiveAggregation(name)
     return KVStoreAggregation(name)

@@ -181,67 +181,105 @@ def simulate(problem, durations, lr, updates, mode="async", lr_rule="constant", 
     for name, value in (("jitter", jitter), ("comm_time", comm_time)):
         check_range(name, value, 0.0)
     check_range("blowup", blowup, 0.0, low_open=True)
+    run = _Run(problem, _compute_times(durations, jitter, seed),
+               batch_rows(len(problem.y), batch_size, seed), lr, len(durations), comm_time)
+    log = _Log(blowup)
+    if mode == "sync":
+        _synchronous(run, log, updates)
+    else:
+        _asynchronous(run, log, updates, lr_rule, local_steps)
+    return log.trace(mode, problem, run.gradients)
+
+
+def _compute_times(durations, jitter, seed):
+    """cost(k): worker k's time for one gradient, with its seeded lognormal jitter."""
     timing = np.random.default_rng([seed, 1])
-    batches = batch_rows(len(problem.y), batch_size, seed)
-    W, d = len(durations), len(problem.w0)
-    w = problem.w0.copy()
-    rows = {"time": [], "worker": [], "staleness": [], "lr": [], "conflicts": [], "weights": []}
 
     def cost(k):
         return durations[k] * float(np.exp(jitter * timing.standard_normal()))
+    return cost
 
-    def record(t, k, tau, rate, conflict):
-        for key, value in zip(rows, (t, k, tau, rate, conflict, w.copy())):
-            rows[key].append(value)
-        return not np.all(np.abs(w) <= blowup)        # also catches inf and nan
 
-    gradients, diverged = 0, False
-    if mode == "sync":
-        t = 0.0
-        for _ in range(updates):
-            spent = [cost(k) for k in range(W)]
-            grads = [problem.grad(w, next(batches)) for _ in range(W)]
-            gradients += W
-            w = w - lr * np.mean(grads, axis=0)
-            t += max(spent) + comm_time
-            if record(t, -1, 0, lr, 0.0):
-                diverged = True
-                break
-    else:
-        version, last_write = 0, np.full(d, -1)
-        pending, queue = {}, []
+@dataclasses.dataclass
+class _Run:
+    """What every update reads: the problem, the clock, the minibatches; and the work done."""
+    problem: Problem
+    cost: object            # cost(k) -> seconds for one gradient of worker k
+    batches: object         # an endless iterator of row-index minibatches
+    lr: float
+    workers: int
+    comm_time: float
+    gradients: int = 0      # minibatch gradients computed so far
 
-        def start(k, t):          # worker k pulls w and computes local_steps gradients
-            nonlocal gradients
-            local, total, touched, spent = w.copy(), np.zeros(d), [], 0.0
-            for _ in range(local_steps):
-                picked = next(batches)
-                g = problem.grad(local, picked)
-                local -= lr * g
-                total += g
-                touched.append(problem.support(picked))
-                spent += cost(k)
-            gradients += local_steps
-            pending[k] = (version, total, np.unique(np.concatenate(touched)))
-            heapq.heappush(queue, (t + spent + comm_time, k))
+    def gradient(self, w):
+        self.gradients += 1
+        return self.problem.grad(w, next(self.batches))
 
-        for k in range(W):
-            start(k, 0.0)
-        for _ in range(updates):
-            t, k = heapq.heappop(queue)
-            read, g, support = pending.pop(k)
-            tau = version - read
-            rate = staleness_aware_lr(lr, tau) if lr_rule == "staleness" else lr
-            w = w - rate * g
-            conflict = float(np.mean(last_write[support] >= read)) if len(support) else 0.0
-            last_write[support] = version
-            version += 1
-            if record(t, k, tau, rate, conflict):
-                diverged = True
-                break
-            start(k, t)
-    arrays = {key: np.array(value) for key, value in rows.items()}
-    arrays["weights"] = arrays["weights"].reshape(-1, d)
-    with np.errstate(over="ignore", invalid="ignore"):
-        loss = problem.losses(arrays["weights"])
-    return Trace(mode, loss=loss, gradients=gradients, diverged=diverged, **arrays)
+
+class _Log:
+    """The trace's rows, one per server update; ``add`` says when a weight blew up."""
+
+    def __init__(self, blowup):
+        self.blowup, self.diverged = blowup, False
+        self.rows = {"time": [], "worker": [], "staleness": [], "lr": [], "conflicts": [],
+                     "weights": []}
+
+    def add(self, t, k, tau, rate, conflict, w):
+        for key, value in zip(self.rows, (t, k, tau, rate, conflict, w.copy())):
+            self.rows[key].append(value)
+        self.diverged = not np.all(np.abs(w) <= self.blowup)   # also catches inf and nan
+        return self.diverged
+
+    def trace(self, mode, problem, gradients):
+        arrays = {key: np.array(value) for key, value in self.rows.items()}
+        arrays["weights"] = arrays["weights"].reshape(-1, len(problem.w0))
+        with np.errstate(over="ignore", invalid="ignore"):
+            loss = problem.losses(arrays["weights"])
+        return Trace(mode, loss=loss, gradients=gradients, diverged=self.diverged, **arrays)
+
+
+def _synchronous(run, log, updates):
+    """Rounds: every worker computes on the same w, the server applies their mean."""
+    w, t = run.problem.w0.copy(), 0.0
+    for _ in range(updates):
+        spent = [run.cost(k) for k in range(run.workers)]
+        grads = [run.gradient(w) for _ in range(run.workers)]
+        w = w - run.lr * np.mean(grads, axis=0)
+        t += max(spent) + run.comm_time
+        if log.add(t, -1, 0, run.lr, 0.0, w):
+            return
+
+
+def _asynchronous(run, log, updates, lr_rule, local_steps):
+    """An event queue of pushes: the earliest is applied at once, its worker pulls again."""
+    w = run.problem.w0.copy()
+    version, last_write = 0, np.full(len(w), -1)
+    pending, queue = {}, []
+
+    def start(k, t):          # worker k pulls w and computes local_steps gradients
+        local, total, touched, spent = w.copy(), np.zeros(len(w)), [], 0.0
+        for _ in range(local_steps):
+            picked = next(run.batches)
+            g = run.problem.grad(local, picked)
+            local -= run.lr * g
+            total += g
+            touched.append(run.problem.support(picked))
+            spent += run.cost(k)
+        run.gradients += local_steps
+        pending[k] = (version, total, np.unique(np.concatenate(touched)))
+        heapq.heappush(queue, (t + spent + run.comm_time, k))
+
+    for k in range(run.workers):
+        start(k, 0.0)
+    for _ in range(updates):
+        t, k = heapq.heappop(queue)
+        read, g, support = pending.pop(k)
+        tau = version - read
+        rate = staleness_aware_lr(run.lr, tau) if lr_rule == "staleness" else run.lr
+        w = w - rate * g
+        conflict = float(np.mean(last_write[support] >= read)) if len(support) else 0.0
+        last_write[support] = version
+        version += 1
+        if log.add(t, k, tau, rate, conflict, w):
+            return
+        start(k, t)

@@ -30,15 +30,12 @@ import time
 
 from mxnet import gluon
 
-from tutorial.batch_checks import check_batch, check_outputs
 from tutorial.devices import check_devices
 from tutorial.optim.options import check_optimizer_options
 from tutorial.parallel.aggregation import check_aggregation
-from tutorial.parallel.finite import check_loss, check_parameters
+from tutorial.parallel.finite import check_parameters
 from tutorial.parallel.reports import StepReport
-from tutorial.parallel.split import split_batch
-from tutorial.parallel.trainer import (_Clock, forward_backward, loss_and_accuracy,
-                                       make_optimizer)
+from tutorial.parallel.trainer import Clock, forward_on_devices, make_optimizer
 
 _REFUSED = (
     "{call} refused: this gluon.Trainer has update_on_kvstore=True (MXNet's default with "
@@ -101,13 +98,9 @@ class GluonDataParallel:
         return self.trainer.learning_rate
 
     def step(self, X, y, timed=True):
-        labels = check_batch(self.net, self.loss_fn, X, y)
-        clock = _Clock(timed)
-        shards = split_batch(X, y, self.devices)
-        outputs, losses = forward_backward(self.net, self.loss_fn, shards)
-        check_outputs(labels, outputs)
-        loss, accuracy = loss_and_accuracy(outputs, losses, shards)
-        check_loss(loss, self.params, self.steps_done + 1, self.learning_rate)
+        clock = Clock(timed)
+        loss, accuracy = forward_on_devices(self.net, self.loss_fn, X, y, self.devices,
+                                            self.params, self.steps_done + 1, self.learning_rate)
         check_parameters(self.params, self.steps_done + 1, self.learning_rate, all_devices=True)
         compute_s = clock.lap()
         self.trainer.step(len(X))                   # the TOTAL batch, not the per-device one

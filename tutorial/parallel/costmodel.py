@@ -37,9 +37,8 @@ import math
 
 import numpy as np
 
+from tutorial.parallel.collectives.dispatch import ALGORITHMS
 from tutorial.validate import check_count, check_range
-
-ALGORITHMS = ("ps", "tree", "butterfly", "ring")
 
 
 def _check(num_nodes, nbytes):

@@ -64,6 +64,20 @@ def loss_and_accuracy(outputs, losses, shards):
     return float(loss_sum) / n, float(correct) / n
 
 
+def forward_on_devices(net, loss_fn, X, y, devices, params, step, lr):
+    """Step 2 with its checks: split (X, y) over ``devices``, forward and backward on each,
+    and return the batch's mean loss and accuracy. Refuses a batch that does not fit the
+    net, and stops with TrainingDiverged at a NaN/inf loss (``step``, ``lr`` name it).
+    Both data-parallel trainers (this one and ``concise``'s) start their step with it."""
+    labels = check_batch(net, loss_fn, X, y)
+    shards = split_batch(X, y, devices)
+    outputs, losses = forward_backward(net, loss_fn, shards)
+    check_outputs(labels, outputs)
+    loss, accuracy = loss_and_accuracy(outputs, losses, shards)
+    check_loss(loss, params, step, lr)
+    return loss, accuracy
+
+
 def make_optimizer(optimizer, optimizer_params):
     """An MXNet optimizer from a name and its settings (checked first), or one already built."""
     if isinstance(optimizer, str):
@@ -74,8 +88,9 @@ def make_optimizer(optimizer, optimizer_params):
     return check_optimizer(optimizer)
 
 
-class _Clock:
-    """Seconds between laps; waits for the devices first when ``timed``."""
+class Clock:
+    """Seconds between laps; waits for the devices first when ``timed`` (MXNet runs
+    asynchronously, so without waiting a lap would time only the queueing)."""
 
     def __init__(self, timed):
         self.timed = timed
@@ -124,13 +139,9 @@ class DataParallelTrainer:
         ``X`` must fit the net's first layer and ``y`` hold class indices of its outputs
         (for a classification loss): a ValueError with the fix otherwise.
         """
-        labels = check_batch(self.net, self.loss_fn, X, y)
-        clock = _Clock(timed)
-        shards = split_batch(X, y, self.devices)
-        outputs, losses = forward_backward(self.net, self.loss_fn, shards)    # step 2
-        check_outputs(labels, outputs)
-        loss, accuracy = loss_and_accuracy(outputs, losses, shards)
-        check_loss(loss, self.params, self.steps_done + 1, self.learning_rate)
+        clock = Clock(timed)
+        loss, accuracy = forward_on_devices(self.net, self.loss_fn, X, y, self.devices,  # 2
+                                            self.params, self.steps_done + 1, self.learning_rate)
         compute_s = clock.lap()
         self.aggregate([p.list_grad() for p in self.params])                  # step 3
         aggregate_s = clock.lap()

@@ -104,6 +104,81 @@ def render(frames, k, clock, slow_node=None):
             f"</div>")
 
 
+def _controls(counts, nodes):
+    """The animation's controls: what to show, the step (Play), the clock's parameters."""
+    import ipywidgets as w
+
+    c = dict(
+        pick=w.Dropdown(options=["all four"], value="all four", description="algorithm"),
+        nodes=w.IntSlider(value=nodes, min=counts[0], max=counts[-1], description="nodes"),
+        step=w.IntSlider(value=0, min=0, max=1, description="step"),
+        play=w.Play(value=0, min=0, max=1, interval=700, description="Play the allreduce"),
+        latency=w.FloatLogSlider(value=10, base=10, min=-1, max=3, description="latency \u00b5s"),
+        bandwidth=w.FloatLogSlider(value=10, base=10, min=-1, max=2, description="GB/s"),
+        size=w.FloatLogSlider(value=10, base=10, min=-3, max=3, description="MB / node"),
+        slow=w.Dropdown(options=[("none", -1)] + [(str(i), i) for i in range(counts[-1])],
+                        value=-1, description="slow node"),
+        slowdown=w.FloatSlider(value=4, min=1, max=10, step=0.5, description="slowdown"))
+    c["step"].add_class("allreduce-step")
+    c["play"].add_class("allreduce-play")
+    w.jslink((c["play"], "value"), (c["step"], "value"))
+    w.jslink((c["play"], "max"), (c["step"], "max"))
+    return c
+
+
+class _ChunkTables:
+    """The view's state and its three callbacks; they look frames up, never replay them."""
+
+    def __init__(self, model, algorithms, controls, panels):
+        import ipywidgets as w
+
+        self.model, self.algorithms, self.c, self.panels = model, algorithms, controls, panels
+        self.views = {a: w.HTML() for a in algorithms}    # built once; draw() sets values
+        self.clock = {}                                   # the clocks of the frames shown
+
+    def shown(self):
+        pick = self.c["pick"].value
+        return self.algorithms if pick == "all four" else [pick]
+
+    def frames(self, algorithm):
+        return self.model[(algorithm, self.c["nodes"].value)]
+
+    def slow_node(self):
+        slow = self.c["slow"].value
+        return slow if 0 <= slow < self.c["nodes"].value else None
+
+    def draw(self, *_):
+        for a in self.shown():
+            self.views[a].value = render(self.frames(a), self.c["step"].value, self.clock[a],
+                                         self.slow_node())
+
+    def price(self):                             # the clock only: a few NumPy sums
+        c = self.c
+        for a in self.shown():
+            self.clock[a] = clocks(self.frames(a), c["latency"].value * 1e-6,
+                                   1 / (c["bandwidth"].value * 1e9), nbytes=c["size"].value * 1e6,
+                                   slow_node=self.slow_node(), slowdown=c["slowdown"].value)
+
+    def reprice(self, *_):
+        self.price()
+        self.draw()
+
+    def resize(self, *_):
+        self.price()
+        self.panels.children = [self.views[a] for a in self.shown()]
+        last = max(self.frames(a).num_steps for a in self.shown())
+        self.c["play"].value = self.c["step"].value = 0
+        self.c["play"].max = self.c["step"].max = max(last, 1)
+        self.draw()
+
+
+LEGEND = ("<small>Cells: each node's copy of each chunk, showing the partial sum (node i "
+          "starts with i + 1). Blue darkens as more nodes are summed in; green is the full "
+          "sum; an orange edge marks what changed in this step. Clock: the alpha-beta model, "
+          "one message at a time per node and direction; links to the slow node are "
+          "'slowdown' times slower.</small>")
+
+
 def allreduce_animation(model=None, nodes=7):
     """The widget: algorithm picker, Play + step slider, node count, alpha-beta sliders."""
     import ipywidgets as w
@@ -114,68 +189,20 @@ def allreduce_animation(model=None, nodes=7):
     if nodes not in counts:
         raise ValueError(f"nodes={nodes!r} has no frames: choose from {counts[0]} to "
                          f"{counts[-1]}, or build the model with that node count")
-    pick = w.Dropdown(options=["all four"] + algorithms, value="all four",
-                      description="algorithm")
-    n_nodes = w.IntSlider(value=nodes, min=counts[0], max=counts[-1], description="nodes")
-    step = w.IntSlider(value=0, min=0, max=1, description="step")
-    play = w.Play(value=0, min=0, max=1, interval=700, description="Play the allreduce")
-    step.add_class("allreduce-step")
-    play.add_class("allreduce-play")
-    w.jslink((play, "value"), (step, "value"))
-    w.jslink((play, "max"), (step, "max"))
-    latency = w.FloatLogSlider(value=10, base=10, min=-1, max=3, description="latency \u00b5s")
-    bandwidth = w.FloatLogSlider(value=10, base=10, min=-1, max=2, description="GB/s")
-    size = w.FloatLogSlider(value=10, base=10, min=-3, max=3, description="MB / node")
-    slow = w.Dropdown(options=[("none", -1)] + [(str(i), i) for i in range(counts[-1])],
-                      value=-1, description="slow node")
-    slowdown = w.FloatSlider(value=4, min=1, max=10, step=0.5, description="slowdown")
-    views = {a: w.HTML() for a in algorithms}    # built once; draw() sets their value
+    c = _controls(counts, nodes)
+    c["pick"].options = ["all four"] + algorithms
     panels = w.HBox()
-    state = {}                                   # the clocks of the frames now shown
-
-    def shown():
-        return algorithms if pick.value == "all four" else [pick.value]
-
-    def draw(*_):                                # looks frames and clocks up; no replay
-        slow_node = slow.value if 0 <= slow.value < n_nodes.value else None
-        for a in shown():
-            views[a].value = render(model[(a, n_nodes.value)], step.value, state[a], slow_node)
-
-    def price():                                 # the clock only: a few NumPy sums
-        slow_node = slow.value if 0 <= slow.value < n_nodes.value else None
-        for a in shown():
-            state[a] = clocks(model[(a, n_nodes.value)], latency.value * 1e-6,
-                              1 / (bandwidth.value * 1e9), nbytes=size.value * 1e6,
-                              slow_node=slow_node, slowdown=slowdown.value)
-
-    def reprice(*_):
-        price()
-        draw()
-
-    def resize(*_):
-        price()
-        panels.children = [views[a] for a in shown()]
-        last = max(model[(a, n_nodes.value)].num_steps for a in shown())
-        play.value = step.value = 0
-        play.max = step.max = max(last, 1)
-        draw()
-
-    for control in (latency, bandwidth, size, slow, slowdown):
-        control.observe(reprice, "value")
-    for control in (pick, n_nodes):
-        control.observe(resize, "value")
-    step.observe(draw, "value")
-    resize()
-    legend = w.HTML("<small>Cells: each node's copy of each chunk, showing the partial "
-                    "sum (node i starts with i + 1). Blue darkens as more nodes are summed "
-                    "in; green is the full sum; an orange edge marks what changed in this "
-                    "step. Clock: the alpha-beta model, one message at a time per node "
-                    "and direction; links to the slow node are 'slowdown' times slower."
-                    "</small>")
-    widget = w.VBox([w.HBox([pick, n_nodes]), w.HBox([play, step]),
-                     w.HBox([latency, bandwidth, size]), w.HBox([slow, slowdown]),
-                     panels, legend])
-    widget.controls = dict(pick=pick, nodes=n_nodes, step=step, play=play, latency=latency,
-                           bandwidth=bandwidth, size=size, slow=slow, slowdown=slowdown)
+    view = _ChunkTables(model, algorithms, c, panels)
+    for name in ("latency", "bandwidth", "size", "slow", "slowdown"):
+        c[name].observe(view.reprice, "value")
+    for name in ("pick", "nodes"):
+        c[name].observe(view.resize, "value")
+    c["step"].observe(view.draw, "value")
+    view.resize()
+    rows = [("pick", "nodes"), ("play", "step"), ("latency", "bandwidth", "size"),
+            ("slow", "slowdown")]
+    widget = w.VBox([w.HBox([c[name] for name in row]) for row in rows]
+                    + [panels, w.HTML(LEGEND)])
+    widget.controls = c
     widget.panels = panels
     return widget

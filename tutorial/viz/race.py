@@ -4,8 +4,9 @@ to the minimum, and how the learning rate and momentum change the race.
 The model is pure and computed once: :func:`race_model` runs every racer for every
 (learning rate, momentum) pair on the sliders' grid and keeps the paths. The view
 (:func:`race`) only draws: a Play button jslink'ed to a frame slider, sliders for lr and
-momentum, and an SVG whose polylines are rebuilt from the stored paths. Callbacks look
-paths up; they never run an optimizer.
+momentum, and two SVG layers in one grid cell: the contours, drawn once, and above them
+the paths, rebuilt from the stored points at each frame (so a frame sends only the
+paths to the browser). Callbacks look paths up; they never run an optimizer.
 
 >>> import mxnet as mx
 >>> racers = (Racer("GD", "sgd"), Racer("Momentum", "sgd", momentum_key="momentum"))
@@ -146,8 +147,17 @@ class _Canvas:
             out.append(f"<text x='{cx - 5:.1f}' y='{cy + 5:.1f}' fill='#555'>★</text>")
         return "".join(out)
 
-    def svg(self, model, pts):
-        marks = [self.background]
+    def _svg(self, marks):
+        return (f"<svg width='{self.width}' height='{self.height}' style='display:block'>"
+                f"{marks}</svg>")
+
+    def contours_svg(self):
+        """The layer drawn once: contour lines and the minima."""
+        return self._svg(self.background)
+
+    def paths_svg(self, model, pts):
+        """The layer drawn every frame: each racer's path and its head."""
+        marks = []
         for racer, colour, path in zip(model.racers, COLOURS * 4, self.pixels(pts)):
             line = " ".join(f"{a:.1f},{b:.1f}" for a, b in path)
             head = path[-1]
@@ -155,8 +165,7 @@ class _Canvas:
                          f"stroke-width='2' opacity='0.85'/>"
                          f"<circle cx='{head[0]:.1f}' cy='{head[1]:.1f}' r='5' "
                          f"fill='{colour}'><title>{html.escape(racer.label)}</title></circle>")
-        return (f"<svg width='{self.width}' height='{self.height}' "
-                f"style='border:1px solid #ddd'>{''.join(marks)}</svg>")
+        return self._svg("".join(marks))
 
 
 def legend(model, i, j):
@@ -175,7 +184,12 @@ def race(model, interval_ms=80):
     import ipywidgets as w
 
     canvas = _Canvas(model.surface)
-    picture, key = w.HTML(), w.HTML()
+    contours, picture, key = w.HTML(canvas.contours_svg()), w.HTML(), w.HTML()
+    for layer in (contours, picture):             # one grid cell: the paths over the contours
+        layer.layout.grid_area = "canvas"
+    layers = w.GridBox([contours, picture], layout=w.Layout(
+        grid_template_areas='"canvas"', width=f"{canvas.width + 2}px",
+        border="1px solid #ddd"))
     play = w.Play(value=model.steps, min=0, max=model.steps, step=1, interval=interval_ms)
     step = w.IntSlider(value=model.steps, min=0, max=model.steps, description="step")
     w.jslink((play, "value"), (step, "value"))
@@ -190,11 +204,13 @@ def race(model, interval_ms=80):
     def draw(_=None):
         i, j = model.lrs.index(lr.value), model.momentums.index(mom.value)
         with picture.hold_sync(), key.hold_sync():
-            picture.value = canvas.svg(model, model.paths[i, j][:, :step.value + 1])
+            picture.value = canvas.paths_svg(model, model.paths[i, j][:, :step.value + 1])
             key.value = legend(model, i, j)
 
     for control in (step, lr, mom):
         control.observe(draw, names="value")
     draw()
     title = w.HTML(f"<b>{html.escape(model.surface.about)}</b>")
-    return w.VBox([title, w.HBox([picture, key]), w.HBox([play, step]), w.HBox([lr, mom])])
+    widget = w.VBox([title, w.HBox([layers, key]), w.HBox([play, step]), w.HBox([lr, mom])])
+    widget.contours, widget.picture = contours, picture
+    return widget

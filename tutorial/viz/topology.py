@@ -61,7 +61,7 @@ def _bits(value, parity):
 
 
 def _butterfly(n):
-    p = butterfly.power_of_two_below(n)
+    p = butterfly.power_of_two_at_most(n)
     k = p.bit_length() - 1
     columns, rows = 2 ** ((k + 1) // 2), 2 ** (k // 2)
     grids = 2 if n > p else 1

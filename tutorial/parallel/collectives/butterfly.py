@@ -16,15 +16,22 @@ and node j hands the result back to node P + j (copy): log2 P + 2 steps
 from .schedule import Schedule, chunk_bounds, make_step, make_transfer
 
 
-def power_of_two_below(num_nodes):
-    """Largest power of two <= num_nodes."""
+def power_of_two_at_most(num_nodes):
+    """The largest power of two that is <= num_nodes (num_nodes >= 1): the nodes that
+    exchange; the others fold into them first.
+
+    >>> [power_of_two_at_most(n) for n in (1, 2, 3, 4, 5, 8, 9)]
+    [1, 2, 2, 4, 4, 8, 8]
+    """
+    if num_nodes < 1:
+        raise ValueError(f"num_nodes must be at least 1, got {num_nodes}")
     return 1 << (num_nodes.bit_length() - 1)
 
 
 def schedule(num_nodes, length, itemsize):
     """Fold the extra nodes in, exchange-and-add at distance 1, 2, 4, ..., unfold."""
     chunks = chunk_bounds(length, 1)
-    p = power_of_two_below(num_nodes)
+    p = power_of_two_at_most(num_nodes)
     extra = range(p, num_nodes)
     steps = []
     if extra:

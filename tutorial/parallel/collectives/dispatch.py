@@ -20,14 +20,17 @@ from . import butterfly, ps, ring, tree
 from .execute import as_ndarray_list, run_schedule
 from .schedule import Schedule, Step
 
-ALGORITHMS = {"ps": ps.schedule, "tree": tree.schedule,
-              "butterfly": butterfly.schedule, "ring": ring.schedule}
+SCHEDULES = {"ps": ps.schedule, "tree": tree.schedule,
+             "butterfly": butterfly.schedule, "ring": ring.schedule}
+# The algorithms' names, in the deck's order: the one list that aggregation, the cost model,
+# the measurements and the animations read.
+ALGORITHMS = tuple(SCHEDULES)
 OPTIONS = {"ps": ("servers",), "tree": (), "butterfly": (), "ring": ()}
 
 
 @functools.lru_cache(maxsize=1024)
 def _cached_schedule(algorithm, num_nodes, length, itemsize, options):
-    return ALGORITHMS[algorithm](num_nodes, length, itemsize, **dict(options))
+    return SCHEDULES[algorithm](num_nodes, length, itemsize, **dict(options))
 
 
 def schedule(algorithm, num_nodes, length, itemsize=4, **options):

@@ -18,9 +18,8 @@ from tutorial.parallel import costmodel
 from tutorial.progress import Progress
 from tutorial.validate import check_count, check_range
 
-from .dispatch import allreduce, schedule
+from .dispatch import ALGORITHMS as OURS, allreduce, schedule
 
-OURS = ("ps", "tree", "butterfly", "ring")
 KVSTORES = ("device", "local")
 
 

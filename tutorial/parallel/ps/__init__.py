@@ -1,6 +1,8 @@
 """A real parameter server: MXNet's ps-lite kvstores on a cluster of local processes.
 
 - ``cluster``    launch a scheduler, servers and workers on 127.0.0.1; deadlines, clean stops
+- ``ports``      the scheduler's port: free, and used by one cluster at a time
+- ``rundir``     a cluster's folder of logs and results, kept only after a failed run
 - ``diagnosis``  what went wrong (which process, how, after which step), in words
 - ``worker``     the worker process (``python -m tutorial.parallel.ps.worker``)
 - ``digits_job`` what each worker trains: an MLP on the 8x8 digits, its shard of each batch
