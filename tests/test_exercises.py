@@ -73,3 +73,16 @@ def test_no_notebook_prints_or_states_an_answer(path):
         for function, phrases in solutions.GIVEAWAYS.items():
             found = [p for p in phrases if p in bare]
             assert not found, f"{path.name}, cell {cell.get('id')}: {found} gives {function} away"
+
+
+def test_no_quiz_gives_an_answer_away():
+    """A quiz shows its explanations in the notebook (after a second wrong attempt)."""
+    from tutorial.quizzes import QUIZZES
+    for topic, quiz in QUIZZES.items():
+        for question in quiz.questions:
+            texts = [question.text] + [t for o in question.options for t in (o.text, o.why)]
+            bare = "".join("".join(texts).split())
+            for function, phrases in solutions.GIVEAWAYS.items():
+                found = [p for p in phrases if p in bare]
+                assert not found, f"quiz {topic!r}, {question.text!r}: {found} gives " \
+                                  f"{function} away"
