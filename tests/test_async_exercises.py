@@ -8,10 +8,12 @@ from tutorial.check.distributed import check_staleness_lr, check_step_batch
 @pytest.mark.parametrize("answer, correct, phrase", [
     (lambda W, b: W * b, True, "Correct"),
     (lambda W, b: b, False, "W times too large"),
-    (lambda W, b: W, False, "W alone"),
+    (lambda W, b: W, False, "W ignores how many samples"),
+    (lambda W, b: 1, False, "no normalisation"),
     (lambda W, b: None, False, "returned None"),
     (lambda W, b: 1 / 0, False, "raised ZeroDivisionError"),
-    (lambda W, b: W * b + 1, False, "for W=2 workers of b=32 samples you return 65"),
+    (lambda W, b: W * b + 1, False, "for W=2 workers of b=32 samples you return 65."),
+    (lambda W, b: [W * b], False, "returned a list"),
 ])
 def test_step_batch_checker(answer, correct, phrase):
     verdict = check_step_batch(answer)
@@ -24,7 +26,10 @@ def test_step_batch_checker(answer, correct, phrase):
     (lambda lr, tau: lr / (tau + 1), False, "step 99"),
     (lambda lr, tau: lr * max(1, tau), False, "LARGER"),
     (lambda lr, tau: lr / max(1, tau) ** 2, False, "square"),
-    (lambda lr, tau: lr, False, "staleness_lr(0.4, 2) returned 0.4, expected 0.2"),
+    (lambda lr, tau: lr, False, "staleness ignored"),
+    (lambda lr, tau: lr / max(1, tau) + 0.01, False, "staleness_lr(0.1, 0) returned 0.11, "
+                                                     "expected 0.1"),
+    (lambda lr, tau: float("nan"), False, "returned nan"),
     (lambda lr, tau: None, False, "returned None"),
 ])
 def test_staleness_lr_checker(answer, correct, phrase):

@@ -40,9 +40,9 @@ MISTAKES = [
     (lambda x, rate, rng: x * (rng.uniform(size=x.shape[1:]) >= rate) / (1 - rate),
      "same mask"),
     (lambda x, rate, rng: right(x, rate, np.random.default_rng(0)), "do not reseed"),
-    (lambda x, rate, rng: right(x, rate, rng)[:10], "shaped like x"),
+    (lambda x, rate, rng: right(x, rate, rng)[:10], "must have shape (500, 400)"),
     (lambda x, rate, rng: right(x, max(rate, 0.1), rng), "at rate 0"),
-    (_unimplemented, "NotImplementedError"),
+    (_unimplemented, "Not written yet"),
     (lambda x, rate, rng: x @ x, "raised ValueError"),
 ]
 

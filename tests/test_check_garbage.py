@@ -1,10 +1,11 @@
 """Every exercise checker answers garbage with a clear Verdict, within its time limit.
 
 One table of bad answers (not a function at all, a function that raises, returns the
-wrong thing, or never returns) is fed to every checker. Each must come back as
-``Verdict(correct=False, "Not yet: ...")`` naming the mistake, without a traceback and
-without giving the answer away. Every call runs under ``within``: a checker that hangs
-fails the test instead of hanging the run.
+wrong thing, is still the stub, or never returns) is fed to the checker of every exercise
+in ``tutorial.check.exercises``. Each must come back as ``Verdict(correct=False, "Not
+yet: ...")`` naming the mistake, without a traceback and without giving the answer away
+(``instructor/solutions.py``'s GIVEAWAYS). Every call runs under ``within``: a checker
+that hangs fails the test instead of hanging the run.
 """
 
 import re
@@ -16,23 +17,20 @@ import numpy as np
 import pytest
 
 from bounded import within
-from tutorial.check import capacity, distributed, optimizers
+from instructor import solutions
+from tutorial.check import distributed
+from tutorial.check.exercises import EXERCISES
+from tutorial.check.feedback import Verdict
 from tutorial.check.limits import TimeLimitExceeded, time_limit
 
 LIMIT_S = 0.5
-CHECKERS = {   # checker, a right answer, text that would give the answer away
-    "sgd": (optimizers.check_sgd, lambda w, g, lr, lam: (1 - 2 * lr * lam) * w - lr * g,
-            "2*lr*lam) w - lr"),
-    "momentum": (optimizers.check_momentum,
-                 lambda w, g, s, lr, mu: (w - (mu * s + lr * g), mu * s + lr * g), "mu*s + lr*g"),
-    "adam": (optimizers.check_adam, None, "sqrt(v_hat) + eps"),
-    "dropout": (capacity.check_dropout,
-                lambda x, rate, rng: x * (rng.uniform(size=x.shape) >= rate) / (1 - rate),
-                "* keep / (1 - rate)"),
-    "step_batch": (distributed.check_step_batch, lambda W, b: W * b, "W * b"),
-    "staleness_lr": (distributed.check_staleness_lr, lambda lr, tau: lr / max(1, tau),
-                     "lr / max(1, staleness)"),
-}
+CHECKERS = {e.function: e.checker() for e in EXERCISES}
+
+
+def gives_away(text, function):
+    """The first GIVEAWAYS phrase of ``function`` in ``text`` (spaces ignored), or None."""
+    bare = "".join(text.split())
+    return next((p for p in solutions.GIVEAWAYS[function] if p in bare), None)
 
 
 def raises(*args, **kwargs):
@@ -49,6 +47,10 @@ def sleeps(*args, **kwargs):
         time.sleep(0.01)
 
 
+def stub(*args, **kwargs):
+    raise NotImplementedError
+
+
 def swallows_everything(*args, **kwargs):
     while True:
         try:
@@ -57,8 +59,7 @@ def swallows_everything(*args, **kwargs):
             pass
 
 
-STATEFUL = {"momentum", "adam"}
-GARBAGE = [  # name, answer, expected phrase (or {checker: phrase})
+GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for every exercise)
     ("None", None, "but got None. Run the cell that defines"),
     ("nan", float("nan"), r"got a float \(nan\), which looks like a result, not a function"),
     ("text", "my_answer", "got the text 'my_answer', not a function. Pass the function itself"),
@@ -68,49 +69,61 @@ GARBAGE = [  # name, answer, expected phrase (or {checker: phrase})
     ("spins", spins, f"did not return within {LIMIT_S:g} s \\(an infinite loop\\?\\)"),
     ("sleeps", sleeps, f"did not return within {LIMIT_S:g} s"),
     ("swallows", swallows_everything, f"did not return within {LIMIT_S:g} s"),
+    ("stub", stub, "Not written yet: replace the `raise NotImplementedError`"),
     ("returns None", lambda *a, **k: None, {
-        "sgd": "returned None for w: end it with `return", "momentum": "must return \\(w, s\\)",
-        "adam": "must return \\(w, m, v\\)", "dropout": "dropout returned None",
-        "step_batch": "returned None", "staleness_lr": "returned None"}),
+        "sgd_step": "returned None for w: end it with `return",
+        "momentum_step": "must return \\(w, s\\)", "adam_step": "must return \\(w, m, v\\)",
+        "dropout": r"dropout\(x, 0.5, rng\) returned None for the dropped-out x",
+        "combine_gradients": "returned None for the combined gradient",
+        "chain": r"chain\(2, 8, itemsize=4\) returned a NoneType; return a Schedule",
+        "step_batch": r"step_batch\(2, 32\) returned None",
+        "trust_ratio": r"name='dense0_weight'\) returned None",
+        "staleness_lr": r"staleness_lr\(0.1, 0\) returned None"}),
     ("returns text", lambda *a, **k: "abc", {
-        "sgd": "returned a str for w; return a NumPy array of numbers",
-        "momentum": "it returned str", "adam": "it returned str",
-        "dropout": "dropout returned a str", "step_batch": r"step_batch\(2, 32\) returned a str",
+        "sgd_step": "returned a str for w; return a NumPy array of numbers",
+        "momentum_step": "it returned str", "adam_step": "it returned str",
+        "dropout": "returned a str for the dropped-out x",
+        "combine_gradients": "returned a str for the combined gradient",
+        "chain": "returned a str; return a Schedule",
+        "step_batch": r"step_batch\(2, 32\) returned a str",
+        "trust_ratio": "returned a str",
         "staleness_lr": r"staleness_lr\(0.1, 0\) returned a str"}),
     ("wrong shape", lambda *a, **k: np.zeros(3), {
-        "sgd": r"returned w with shape \(3,\); it must keep the shape",
-        "momentum": "it returned ndarray", "adam": "it returned ndarray",
-        "dropout": r"shaped like x \(500, 400\), got \(3,\)",
-        "step_batch": "returned a ndarray", "staleness_lr": "returned a ndarray"}),
+        "sgd_step": r"returned w with shape \(3,\); it must have shape \(5,\)",
+        "momentum_step": "it returned ndarray", "adam_step": "it returned ndarray",
+        "dropout": r"with shape \(3,\); it must have shape \(500, 400\)",
+        "combine_gradients": r"with shape \(3,\); it must have shape \(6,\)",
+        "chain": "returned a ndarray; return a Schedule",
+        "step_batch": "returned a ndarray", "trust_ratio": "returned a ndarray",
+        "staleness_lr": "returned a ndarray"}),
     ("state of wrong shape", lambda *a, **k: (np.zeros(5),) + (np.zeros(2),) * 2, {
-        "momentum": "must return \\(w, s\\)", "adam": r"returned m with shape \(2,\)"}),
+        "momentum_step": "must return \\(w, s\\)", "adam_step": r"returned m with shape \(2,\)"}),
 ]
-CASES = [(checker, name, answer, phrase if isinstance(phrase, str) else phrase[checker])
-         for name, answer, phrase in GARBAGE for checker in CHECKERS
-         if isinstance(phrase, str) or checker in phrase]
+CASES = [(exercise, name, answer, phrase if isinstance(phrase, str) else phrase[exercise])
+         for name, answer, phrase in GARBAGE for exercise in CHECKERS
+         if isinstance(phrase, str) or exercise in phrase]
+
+
+def test_the_garbage_table_covers_every_registered_exercise():
+    for name, _, phrase in GARBAGE:
+        if isinstance(phrase, dict) and name != "state of wrong shape":
+            assert set(phrase) == set(CHECKERS), name
 
 
 @pytest.mark.parametrize("checker, name, answer, phrase", CASES,
                          ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_every_checker_explains_every_garbage_answer(checker, name, answer, phrase):
-    check, _, secret = CHECKERS[checker]
     with within(30, f"{checker} on {name}"):
-        verdict = check(answer, time_limit_s=LIMIT_S)
-    assert isinstance(verdict, optimizers.Verdict) and verdict.correct is False
+        verdict = CHECKERS[checker](answer, time_limit_s=LIMIT_S)
+    assert isinstance(verdict, Verdict) and verdict.correct is False
     assert verdict.text.startswith(("Not yet:", "Not written yet:")), verdict.text
-    assert secret not in verdict.text
+    assert gives_away(verdict.text, checker) is None, verdict.text
     assert pytest.approx(0) == signal.getitimer(signal.ITIMER_REAL)[0]   # timer disarmed
     assert re.search(phrase, verdict.text), verdict.text
 
 
-def test_right_answers_still_pass_behind_the_guard():
-    for name, (check, right, _) in CHECKERS.items():
-        if right is not None:
-            assert check(right).correct, name
-
-
 def test_a_checker_in_another_thread_runs_without_a_limit():
-    check, right, _ = CHECKERS["step_batch"]
+    check, right = CHECKERS["step_batch"], solutions.step_batch
     out = []
     worker = threading.Thread(target=lambda: out.append(check(right, time_limit_s=LIMIT_S)))
     worker.start()

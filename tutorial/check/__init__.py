@@ -1,10 +1,17 @@
 """Checks a learner runs: ``python -m tutorial.check`` (or ``make selfcheck``) checks the
-setup; the exercise checkers (one file per topic) say what is wrong with an answer.
+setup and reports which exercises pass; the exercise checkers (one file per topic) say
+what is wrong with an answer.
 
 - ``environment``  the setup self-check: versions, data, devices, one real training run
+- ``exercises``    the registry: each notebook's exercise, its function and its checker
+- checkers, one file per topic: ``optimizers`` (SGD, momentum, Adam), ``capacity``
+  (dropout), ``data_parallel`` (combining the devices' gradients), ``collectives`` (the
+  chain allreduce), ``distributed`` (parameter server, async SGD), ``large_batch`` (the
+  LARS trust ratio)
 - ``feedback``     the Verdict a checker returns, and the guard every checker runs behind
+- ``answers``      reading what the learner's function returned, or saying why not
+- ``mistakes``     typical mistakes as data: wrong answers written as code
+- ``updates``      an optimizer update rolled out next to a NumPy reference
 - ``limits``       a time limit for a learner's code, so a checker cannot hang a notebook
-- ``optimizers``   the optimizer exercises: updates rolled out next to a NumPy reference
-- ``capacity``     the dropout exercise
-- ``distributed``  the parameter-server and asynchronous-SGD exercises
+- ``extract`` and ``exercise_progress``: a learner's progress, read from their notebooks
 """

@@ -3,7 +3,10 @@
 A checker answers with a :class:`Verdict` (correct or not, and one paragraph saying
 what to change), never with a traceback. :func:`checker` wraps a checking function so
 that it first makes sure it was given a function, then runs it under a time limit, and
-turns an answer that never returns, or that trips the checker up, into a Verdict too.
+turns an answer that never returns, that is still the stub (``raise
+NotImplementedError``), or that trips the checker up, into a Verdict too. A checker
+reports a wrong answer by raising :class:`tutorial.check.answers.Wrong` or by returning
+a Verdict.
 
 >>> @checker("double", "double(x) -> 2 * x")
 ... def check_double(double):
@@ -12,6 +15,11 @@ turns an answer that never returns, or that trips the checker up, into a Verdict
 Correct.
 >>> print(check_double(None))
 Not yet: check_double needs your function double itself, but got None. Run the cell that defines double (with `def double(...):`), then pass its name without calling it: check_double(double).
+>>> def stub(x):
+...     raise NotImplementedError
+>>> verdict = check_double(stub)
+>>> verdict.started, verdict.text
+(False, 'Not written yet: replace the `raise NotImplementedError` in double with your code, then run its cell again.')
 >>> def forever(x):
 ...     while True:
 ...         pass
@@ -24,6 +32,7 @@ import functools
 
 import numpy as np
 
+from tutorial.check.answers import Wrong
 from tutorial.check.limits import TimeLimitExceeded, time_limit
 from tutorial.validate import check_range
 
@@ -34,6 +43,7 @@ TIME_LIMIT_S = 10.0     # the exercises' answers take milliseconds; this is for 
 class Verdict:
     correct: bool
     text: str
+    started: bool = True      # False while the function is still the stub
 
     def __str__(self):
         return self.text
@@ -76,6 +86,12 @@ def checker(name, expects):
             try:
                 with time_limit(seconds):
                     return check(answer)
+            except Wrong as wrong:
+                return Verdict(False, f"Not yet: {str(wrong).rstrip('.')}.")
+            except NotImplementedError:
+                return Verdict(False, f"Not written yet: replace the `raise "
+                                      f"NotImplementedError` in {name} with your code, then run "
+                                      f"its cell again.", started=False)
             except TimeLimitExceeded:
                 return Verdict(False, f"Not yet: your {name} did not return within {seconds:g} "
                                       f"s (an infinite loop?). Look for a loop whose condition "

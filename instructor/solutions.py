@@ -1,0 +1,76 @@
+"""One right answer per exercise, for the instructor (learners open notebooks/, not this).
+
+Each function has the name and signature of the function the learner writes in the
+notebook that ``tutorial/check/exercises.py`` names; ``tests/test_solutions.py`` checks
+that every one passes its checker. ``GIVEAWAYS`` lists, per exercise, text that states
+its answer: no "Not yet" message and no notebook may contain it (compared without
+spaces), which the tests check too.
+"""
+
+import numpy as np
+
+from tutorial.parallel.collectives import Schedule, Step, Transfer
+
+
+def sgd_step(w, g, lr, lam):                                          # 01_sgd
+    return (1 - 2 * lr * lam) * w - lr * g
+
+
+def momentum_step(w, g, s, lr, mu):                                   # 02_momentum
+    s = mu * s + lr * g
+    return w - s, s
+
+
+def adam_step(w, g, m, v, t, lr, beta1, beta2, eps):                  # 03_adaptive
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g ** 2
+    m_hat, v_hat = m / (1 - beta1 ** t), v / (1 - beta2 ** t)
+    return w - lr * m_hat / (np.sqrt(v_hat) + eps), m, v
+
+
+def dropout(x, rate, rng):                                            # 04_capacity
+    keep = rng.uniform(size=x.shape) >= rate
+    return x * keep / (1 - rate)
+
+
+def combine_gradients(shard_means, shard_sizes):                      # 05_data_parallel
+    shard_sums = [n * np.asarray(g) for g, n in zip(shard_means, shard_sizes)]
+    return sum(shard_sums) / sum(shard_sizes)
+
+
+def chain(num_nodes, length, itemsize=4):                             # 06_allreduce
+    nbytes = length * itemsize
+    steps = []
+    for i in range(num_nodes - 1):          # reduce along the chain
+        steps.append(Step("reduce", (Transfer(i, i + 1, 0, 0, length, nbytes, "add"),)))
+    for i in range(num_nodes - 1, 0, -1):   # the total travels back, by copies
+        steps.append(Step("broadcast", (Transfer(i, i - 1, 0, 0, length, nbytes, "copy"),)))
+    return Schedule("chain", num_nodes, length, itemsize, ((0, length),), tuple(steps))
+
+
+def step_batch(num_workers, batch_per_worker):                        # 07_parameter_server
+    return num_workers * batch_per_worker
+
+
+def trust_ratio(w, g, eta, wd, name):                                 # 08_large_batch
+    w_norm, g_norm = np.linalg.norm(w), np.linalg.norm(g)
+    if name.endswith(("bias", "gamma", "beta")) or w_norm == 0 or g_norm == 0:
+        return 1.0
+    return eta * w_norm / (g_norm + wd * w_norm)
+
+
+def staleness_lr(lr, staleness):                                      # 09_async_sgd
+    return lr / max(1, staleness)
+
+
+GIVEAWAYS = {
+    "sgd_step": ("(1-2*lr*lam)*w-lr*g", "(1-2*lr*lam)w-lrg"),
+    "momentum_step": ("returnw-s,s",),
+    "adam_step": ("lr*m_hat/(np.sqrt(v_hat)+eps)", "lr*m_hat/(sqrt(v_hat)+eps)"),
+    "dropout": ("uniform(size=x.shape)>=rate", "x*keep/(1-rate)", "keep/(1.0-rate)"),
+    "combine_gradients": ("n*np.asarray(g)", "sum(shard_sums)/sum(shard_sizes)"),
+    "chain": ("Transfer(i,i-1,0,0,length,nbytes,\"copy\")", "range(num_nodes-1,0,-1)"),
+    "step_batch": ("step(2*b)", "step(W*b)", "totalbatchW*b", "returnnum_workers*"),
+    "trust_ratio": ("eta*w_norm/(g_norm+wd*w_norm)",),
+    "staleness_lr": ("max(1,staleness)", "max(1,tau)", "freshonestoo"),
+}

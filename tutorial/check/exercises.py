@@ -1,0 +1,59 @@
+"""The course's exercises, one per notebook: the one list that names them.
+
+Each entry says which notebook holds the exercise, the function the learner writes there
+and the checker (in ``tutorial.check.<module>``) that judges it. The notebook's exercise
+code cell defines that function, imports and calls that checker, and carries the cell
+metadata ``{"tutorial": {"exercise": <function>}}``; ``tests/test_exercises.py`` holds
+every notebook to this list and this list to the notebooks. The instructor's solutions
+(``instructor/solutions.py``) use the same function names.
+
+>>> [e.function for e in EXERCISES][:3]
+['sgd_step', 'momentum_step', 'adam_step']
+>>> by_notebook("04_capacity").checker_name
+'check_dropout'
+"""
+
+import dataclasses
+import importlib
+
+METADATA_KEY = "tutorial"      # cell.metadata["tutorial"]["exercise"] = the function's name
+
+
+@dataclasses.dataclass(frozen=True)
+class Exercise:
+    notebook: str         # the notebook's file name without .ipynb
+    function: str         # the function the learner defines
+    module: str           # tutorial.check.<module> holds the checker
+    checker_name: str
+
+    @property
+    def import_line(self):
+        """The line with which the exercise cell imports its checker."""
+        return f"from tutorial.check.{self.module} import {self.checker_name}"
+
+    def checker(self):
+        """The checking function (imported on demand: some checkers import MXNet)."""
+        return getattr(importlib.import_module(f"tutorial.check.{self.module}"),
+                       self.checker_name)
+
+
+EXERCISES = (
+    Exercise("01_sgd", "sgd_step", "optimizers", "check_sgd"),
+    Exercise("02_momentum", "momentum_step", "optimizers", "check_momentum"),
+    Exercise("03_adaptive", "adam_step", "optimizers", "check_adam"),
+    Exercise("04_capacity", "dropout", "capacity", "check_dropout"),
+    Exercise("05_data_parallel", "combine_gradients", "data_parallel", "check_combine_gradients"),
+    Exercise("06_allreduce", "chain", "collectives", "check_chain"),
+    Exercise("07_parameter_server", "step_batch", "distributed", "check_step_batch"),
+    Exercise("08_large_batch", "trust_ratio", "large_batch", "check_trust_ratio"),
+    Exercise("09_async_sgd", "staleness_lr", "distributed", "check_staleness_lr"),
+)
+
+
+def by_notebook(stem):
+    """The exercise of notebook ``stem`` (a ValueError naming the known ones otherwise)."""
+    for exercise in EXERCISES:
+        if exercise.notebook == stem:
+            return exercise
+    raise ValueError(f"no exercise is registered for notebook {stem!r}; the registered ones "
+                     f"are {', '.join(e.notebook for e in EXERCISES)}")
