@@ -10,7 +10,9 @@ Subpackages, one idea per file:
 - ``tutorial.batch_checks`` does a batch fit the net: feature count, class labels
 - ``tutorial.data``     offline data sets with checksums
 - ``tutorial.optim``    optimizers as small transformations, schedules, the Gluon adapter
-- ``tutorial.nn``       blocks written from scratch (dropout, DropConnect)
+- ``tutorial.compare``  how far apart two sets of weights are (relative difference)
+- ``tutorial.nn``       the digits MLP, its training loop, blocks written from scratch
+  (dropout, DropConnect)
 - ``tutorial.parallel`` splitting batches, data-parallel trainers, collectives, cost model
 - ``tutorial.viz``      widgets and plots (pure models, views that only draw)
 - ``tutorial.check``    the setup self-check and the exercise checkers
