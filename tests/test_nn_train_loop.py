@@ -141,6 +141,22 @@ def test_mlp_draws_xavier_weights_from_its_seed():
     assert (mlp((4, 3), bias=0.25)[1].bias.data().asnumpy() == 0.25).all()
 
 
+def test_mlp_with_mxnets_generator_is_the_plain_gluon_net():
+    """generator="mxnet" gives the weights of the net a Gluon program writes out by hand
+    (deferred shapes, drawn at the first forward pass): those the optimizer notebooks use."""
+    mx.random.seed(7)
+    plain = gluon.nn.Sequential()
+    plain.add(gluon.nn.Dense(32, activation="relu"), gluon.nn.Dense(10))
+    plain.initialize(mx.init.Xavier())
+    plain(mx.nd.zeros((1, 64)))
+    ours = mlp((32,), seed=7, generator="mxnet", bias=0.0)
+    for a, b in zip(ours.collect_params().values(), plain.collect_params().values()):
+        assert np.array_equal(a.data().asnumpy(), b.data().asnumpy())
+    assert not np.array_equal(ours[0].weight.data().asnumpy(),
+                              mlp((32,), seed=7)[0].weight.data().asnumpy())
+    assert (mlp((8,), generator="mxnet", bias=0.01)[1].bias.data().asnumpy() == np.float32(0.01)).all()
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: first_minibatches(X, y, num_steps=0), "num_steps must be a whole number >= 1"),
     (lambda: first_minibatches(X, y, 2, batch_size=0), "batch_size must be a whole number >= 1"),
@@ -157,6 +173,7 @@ def test_mlp_draws_xavier_weights_from_its_seed():
     (lambda: mlp(64), r"hidden must be a list of layer widths such as \(64,\)"),
     (lambda: mlp((0,)), r"hidden\[0\] must be a whole number >= 1"),
     (lambda: mlp((8,), bias=float("nan")), "bias=nan is out of range"),
+    (lambda: mlp((8,), generator="torch"), "generator='torch': use 'numpy'"),
 ])
 def test_bad_arguments_get_a_sentence(call, message):
     with pytest.raises(ValueError, match=message):
