@@ -11,7 +11,9 @@ Subpackages, one idea per file:
 - ``tutorial.data``     offline data sets with checksums
 - ``tutorial.optim``    optimizers as small transformations, schedules, the Gluon adapter
 - ``tutorial.surfaces`` two-dimensional test functions for watching optimizers move
-- ``tutorial.nn``       blocks written from scratch (dropout, DropConnect)
+- ``tutorial.compare``  how far apart two sets of weights are (relative difference)
+- ``tutorial.nn``       the digits MLP, its training loop, blocks written from scratch
+  (dropout, DropConnect)
 - ``tutorial.parallel`` splitting batches, data-parallel trainers, collectives, cost model
 - ``tutorial.largebatch`` large-batch training measured: sweeps, critical batch, sharpness
 - ``tutorial.viz``      widgets and plots (pure models, views that only draw)

@@ -138,6 +138,28 @@ def minibatches(X, y, batch_size, seed=None):
     return _one_epoch(X, y, batch_size, seed)
 
 
+def first_minibatches(X, y, num_steps, batch_size=32):
+    """The first ``num_steps`` minibatches of epochs 0, 1, 2, ... as a list of NumPy pairs.
+
+    Epoch ``e`` is ``minibatches(X, y, batch_size, seed=e)``: each epoch visits every row
+    once, in its own seeded order. Two runs fed this list take the very same steps.
+
+    >>> X, y = np.arange(10.0).reshape(5, 2), np.arange(5)
+    >>> [len(yb) for _, yb in first_minibatches(X, y, num_steps=4, batch_size=2)]
+    [2, 2, 1, 2]
+    """
+    num_steps = check_count("num_steps", num_steps, what="minibatches to take")
+    batch_size = check_count("batch_size", batch_size, what="samples per batch")
+    _check_rows(X, y)
+    if len(X) == 0:
+        raise ValueError("X has no rows: give at least one example to draw minibatches from")
+    steps, epoch = [], 0
+    while len(steps) < num_steps:
+        steps.extend(_one_epoch(X, y, batch_size, seed=epoch))
+        epoch += 1
+    return steps[:num_steps]
+
+
 def _check_rows(X, y):
     if len(X) != len(y):
         raise ValueError(f"X has {len(X)} rows but y has {len(y)}: give one label per row")

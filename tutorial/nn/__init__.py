@@ -1,10 +1,14 @@
-"""Blocks and helpers for capacity control, written from scratch (one idea per file).
+"""The course's network, its training loop, and blocks for capacity control (one idea per file).
 
+- ``mlp``             :func:`mlp`: the digits MLP, Xavier weights drawn by NumPy from a seed
+- ``loss``            :func:`gradients_of` (one backward pass) and :func:`mean_loss`
+- ``train_loop``      :func:`trained_with` (weights after given minibatches) and
+                      :func:`training_curve` (loss after each epoch), for any optimizer
 - ``dropout``         :class:`Dropout`: a fresh inverted mask per step, identity when predicting
 - ``dropconnect``     :class:`DropConnectDense`: a Dense layer that drops weights, not units
 - ``early_stopping``  :class:`EarlyStopping`: patience, and the best weights restored
 - ``augment``         shifts and small rotations of digit images (no flips), seeded
-- ``fit``             a small training loop that records training and validation curves
+- ``fit``             SGD training that records training and validation accuracy curves
 """
 
 from .augment import augment_images, augmented_copies
@@ -12,3 +16,6 @@ from .dropconnect import DropConnectDense
 from .dropout import Dropout, inverted_mask
 from .early_stopping import EarlyStopping
 from .fit import History, accuracy, fit
+from .loss import gradients_of, mean_loss
+from .mlp import mlp
+from .train_loop import trained_with, training_curve

@@ -15,8 +15,7 @@ True
 
 import dataclasses
 
-import numpy as np
-
+from tutorial.compare import relative_difference
 from tutorial.parallel.concise import GluonDataParallel
 from tutorial.parallel.trainer import DataParallelTrainer
 from tutorial.parallel.workload import digits_batches, mlp
@@ -30,19 +29,13 @@ class Comparison:
     devices: int
     total_batch: int
     steps: int
-    relative_difference: float   # max over parameters of max|a - b| / max|a|
+    relative_difference: float   # tutorial.compare: max over parameters of max|a - b| / max|b|
     final_loss: float
 
 
 def parameters(net):
     """``{name: NumPy array}`` of the weights held on ``net``'s first device."""
     return {name: p.list_data()[0].asnumpy() for name, p in net.collect_params().items()}
-
-
-def relative_difference(reference, candidate):
-    """Largest ``max|a - b| / max|a|`` over the parameters of two weight dicts."""
-    return max(float(np.abs(a - b).max() / max(np.abs(a).max(), 1e-30))
-               for a, b in zip(reference.values(), candidate.values()))
 
 
 def train(make, net, batches, steps):
@@ -93,5 +86,5 @@ def compare(trainer, aggregation, devices, per_device_batch=None, steps=20, tota
     candidate = mlp(hidden=hidden, seed=seed)
     report = train(make, candidate, digits_batches(total, seed=seed), steps)
     return Comparison(trainer, aggregation, len(devices), total, steps,
-                      relative_difference(parameters(reference), parameters(candidate)),
+                      relative_difference(parameters(candidate), parameters(reference)),
                       report.loss)
