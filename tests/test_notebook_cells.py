@@ -17,29 +17,20 @@ import pytest
 
 MAX_LINES = 25
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
-QUIZ = "a quiz cell: issue 12 moves its questions into the library, leaving one short call"
 LONG_CELLS = {
     ("00_setup.ipynb", "7f7b4856"): "the setup's multi-device training check, written out "
                                     "in full on purpose (split_and_load, record, step)",
-    ("01_sgd.ipynb", "c3d71d7d"): QUIZ,
-    ("02_momentum.ipynb", "7d5e7ac8"): QUIZ,
-    ("03_adaptive.ipynb", "f20d09db"): QUIZ,
     ("04_capacity.ipynb", "b85a8da5"): "the MLP with dropout/DropConnect options and Xavier "
                                        "weights from MXNet's generator, not yet in tutorial.nn",
-    ("04_capacity.ipynb", "0b5d810e"): QUIZ,
     ("05_data_parallel.ipynb", "20bed9f0"): "the cost-model fit: its printout and its two "
                                             "plots in one measured cell",
     ("05_data_parallel.ipynb", "5dd5651c"): "the cost-model table of node layouts, printed "
                                             "in one measured cell",
-    ("05_data_parallel.ipynb", "d60d66c6"): QUIZ,
     ("06_allreduce.ipynb", "253d692f"): "imports plus two printing helpers (show_steps, "
                                         "on_devices) that belong in tutorial.viz",
-    ("07_parameter_server.ipynb", "eebed1b9"): QUIZ,
     ("08_large_batch.ipynb", "1db112ee"): "the imports of ten library modules and the data",
     ("08_large_batch.ipynb", "9927f4e7"): "small steps against one large step, a helper and "
                                           "its measurement in one cell",
-    ("08_large_batch.ipynb", "55772ffe"): QUIZ,
-    ("09_async_sgd.ipynb", "46284f6f"): QUIZ,
 }
 
 
@@ -71,8 +62,7 @@ def test_every_listed_exception_is_still_needed(where):
         f"{name} cell {cell_id} has {lines(cells[cell_id])} lines now: remove it from LONG_CELLS")
 
 
-def test_the_exceptions_leave_the_optimizer_notebooks_only_their_quiz():
-    """01-03 read as idea -> scratch -> check -> concise: only their quiz cells are excepted,
-    and those only until the quiz content moves into the library."""
+def test_the_optimizer_notebooks_have_no_exception():
+    """01-03 read as idea -> scratch -> check -> concise: none of their cells is excepted."""
     strict = {"01_sgd.ipynb", "02_momentum.ipynb", "03_adaptive.ipynb"}
-    assert {why for (name, _), why in LONG_CELLS.items() if name in strict} <= {QUIZ}
+    assert not [key for key in LONG_CELLS if key[0] in strict]
