@@ -1,4 +1,4 @@
-"""The transcript's "identical numerical result", measured.
+"""The lecture's "identical numerical result", measured.
 
 K devices with b samples each must end where one device with K*b samples ends. The
 reference is MXNet's own ``gluon.Trainer`` on ONE device (no kvstore involved), fed the

@@ -9,7 +9,7 @@ whose size does not depend on b. We measure both with our trainer and fit
     update = median measured update              (the same for every b)
 
 A framework that sends each layer's gradient as soon as backward produces it (the
-transcript's IntelCaffe, MXNet's kvstore with priorities) overlaps the two, so a step
+lecture's IntelCaffe, MXNet's kvstore with priorities) overlaps the two, so a step
 takes about ``max(compute, communication)`` instead of their sum: communication *hides
 behind computation* once ``compute(b) >= communication``, i.e. from
 ``b >= (communication - fixed) / per_sample``.

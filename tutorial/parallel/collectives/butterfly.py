@@ -1,6 +1,6 @@
 """Butterfly (recursive doubling): at step k node i swaps its whole vector with node
 i XOR 2^k and both add, so after log2 N steps every node holds the sum, with no
-separate broadcast (transcript: 4 nodes holding 1, 2, 3, 4 hold 3, 3, 7, 7, then 10).
+separate broadcast (the lecture: 4 nodes holding 1, 2, 3, 4 hold 3, 3, 7, 7, then 10).
 
 When N is not a power of two, let P be the largest power of two below N and R = N - P.
 Node P + j first folds its vector into node j (add), the P nodes run the butterfly,

@@ -3,7 +3,7 @@ sends the sum back. With ``servers=S`` the vector is sharded: server ``s`` (runn
 node ``s``) owns chunk ``s``.
 
 One server must receive N-1 whole vectors and send N-1 back: that node's link is the
-bottleneck (transcript, 001). Sharding over S servers divides each server's traffic
+bottleneck (the lecture). Sharding over S servers divides each server's traffic
 by S; with S = N every node sends and receives 2(N-1)/N of the vector, the same
 volume as the ring.
 

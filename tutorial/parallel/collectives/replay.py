@@ -4,7 +4,7 @@
 original chunk is inside ``node``'s copy of ``chunk`` after step k (k = 0 is the start).
 A correct allreduce ends with every count equal to 1: everyone's data, each exactly
 once. With node i holding the number i + 1, ``values`` gives the partial sums the
-transcript draws (tree over 7 nodes: 8 and 13, then 28).
+lecture draws (tree over 7 nodes: 8 and 13, then 28).
 
 >>> from tutorial.parallel.collectives import schedule
 >>> v = values(schedule("tree", 7, 1))

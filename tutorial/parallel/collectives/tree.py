@@ -2,7 +2,7 @@
 
 Nodes are placed on a complete binary tree in reverse level order: the root is the
 last node, its children the two before it, and the leaves come first. With 7 nodes
-holding 1..7 this is the transcript's example: 1, 2 -> 5 gives 8 and 3, 4 -> 6 gives 13
+holding 1..7 this is the lecture's example: 1, 2 -> 5 gives 8 and 3, 4 -> 6 gives 13
 (step 1); 8 and 13 -> 7 gives 28 (step 2); then 28 goes back down in two steps.
 
 A tree of N nodes has depth d = floor(log2 N), so the allreduce takes 2d steps (the
