@@ -12,13 +12,16 @@ import numpy as np
 from tutorial.parallel.collectives import Schedule, Step, Transfer
 
 
-def sgd_step(w, g, lr, lam):                                          # 01_sgd
-    return (1 - 2 * lr * lam) * w - lr * g
+def piecewise_constant_lr(step, boundaries, values):                  # 01_sgd
+    reached = sum(step >= b for b in boundaries)     # a boundary step takes the new value
+    return values[reached]
 
 
-def momentum_step(w, g, s, lr, mu):                                   # 02_momentum
-    s = mu * s + lr * g
-    return w - s, s
+def clip_by_global_norm(grads, max_norm):                             # 02_momentum
+    norm = np.sqrt(sum(np.sum(g ** 2) for g in grads))
+    if norm <= max_norm:
+        return [g.copy() for g in grads]
+    return [g * (max_norm / norm) for g in grads]                # new arrays, input kept
 
 
 def adam_step(w, g, m, v, t, lr, beta1, beta2, eps):                  # 03_adaptive
@@ -64,8 +67,10 @@ def staleness_lr(lr, staleness):                                      # 09_async
 
 
 GIVEAWAYS = {
-    "sgd_step": ("(1-2*lr*lam)*w-lr*g", "(1-2*lr*lam)w-lrg"),
-    "momentum_step": ("returnw-s,s",),
+    "piecewise_constant_lr": ("step>=bforbinboundaries", "bisect_right(boundaries,step)",
+                              "values[reached]"),
+    "clip_by_global_norm": ("max_norm/norm", "min(1,max_norm/", "min(1.0,max_norm/",
+                            "ifnorm<=max_norm", "ifnorm>max_norm"),
     "adam_step": ("lr*m_hat/(np.sqrt(v_hat)+eps)", "lr*m_hat/(sqrt(v_hat)+eps)"),
     "dropout": ("uniform(size=x.shape)>=rate", "x*keep/(1-rate)", "keep/(1.0-rate)"),
     "combine_gradients": ("n*np.asarray(g)", "sum(shard_sums)/sum(shard_sizes)"),

@@ -71,8 +71,10 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
     ("swallows", swallows_everything, f"did not return within {LIMIT_S:g} s"),
     ("stub", stub, "Not written yet: replace the `raise NotImplementedError`"),
     ("returns None", lambda *a, **k: None, {
-        "sgd_step": "returned None for w: end it with `return",
-        "momentum_step": "must return \\(w, s\\)", "adam_step": "must return \\(w, m, v\\)",
+        "piecewise_constant_lr":
+            r"piecewise_constant_lr\(0, \[100, 150\], \[0.1, 0.01, 0.001\]\) returned None",
+        "clip_by_global_norm": "on the case 'three arrays, clipped' returned None: end your",
+        "adam_step": "must return \\(w, m, v\\)",
         "dropout": r"dropout\(x, 0.5, rng\) returned None for the dropped-out x",
         "combine_gradients": "returned None for the combined gradient",
         "chain": r"chain\(2, 8, itemsize=4\) returned a NoneType; return a Schedule",
@@ -80,8 +82,9 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
         "trust_ratio": r"name='dense0_weight'\) returned None",
         "staleness_lr": r"staleness_lr\(0.1, 0\) returned None"}),
     ("returns text", lambda *a, **k: "abc", {
-        "sgd_step": "returned a str for w; return a NumPy array of numbers",
-        "momentum_step": "it returned str", "adam_step": "it returned str",
+        "piecewise_constant_lr": "returned a str; return one plain number, the learning rate",
+        "clip_by_global_norm": "returned a str; return a list of NumPy arrays, one per gradient",
+        "adam_step": "it returned str",
         "dropout": "returned a str for the dropped-out x",
         "combine_gradients": "returned a str for the combined gradient",
         "chain": "returned a str; return a Schedule",
@@ -89,15 +92,16 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
         "trust_ratio": "returned a str",
         "staleness_lr": r"staleness_lr\(0.1, 0\) returned a str"}),
     ("wrong shape", lambda *a, **k: np.zeros(3), {
-        "sgd_step": r"returned w with shape \(3,\); it must have shape \(5,\)",
-        "momentum_step": "it returned ndarray", "adam_step": "it returned ndarray",
+        "piecewise_constant_lr": "returned a ndarray; return one plain number",
+        "clip_by_global_norm": "returned a ndarray; return a list of NumPy arrays",
+        "adam_step": "it returned ndarray",
         "dropout": r"with shape \(3,\); it must have shape \(500, 400\)",
         "combine_gradients": r"with shape \(3,\); it must have shape \(6,\)",
         "chain": "returned a ndarray; return a Schedule",
         "step_batch": "returned a ndarray", "trust_ratio": "returned a ndarray",
         "staleness_lr": "returned a ndarray"}),
     ("state of wrong shape", lambda *a, **k: (np.zeros(5),) + (np.zeros(2),) * 2, {
-        "momentum_step": "must return \\(w, s\\)", "adam_step": r"returned m with shape \(2,\)"}),
+        "adam_step": r"returned m with shape \(2,\)"}),
 ]
 CASES = [(exercise, name, answer, phrase if isinstance(phrase, str) else phrase[exercise])
          for name, answer, phrase in GARBAGE for exercise in CHECKERS

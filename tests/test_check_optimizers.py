@@ -1,96 +1,12 @@
-"""The exercise checkers accept right answers (also in other valid bookkeeping) and name
-each typical mistake. The wrong answers below are written independently of the
-checker's own mistake table, the way a learner would write them."""
+"""The Adam exercise checker accepts the right answer and names each typical mistake.
+The wrong answers below are written independently of the checker's own mistake table,
+the way a learner would write them."""
 
 import mxnet as mx
 import numpy as np
 import pytest
 
-from tutorial.check.optimizers import check_adam, check_momentum, check_sgd
-
-
-# --- SGD with the deck's weight decay ---------------------------------------------
-
-def test_sgd_right_answers_pass():
-    assert check_sgd(lambda w, g, lr, lam: (1 - 2 * lr * lam) * w - lr * g).correct
-    # the same update in MXNet's convention, wd = 2 lam, on NDArrays
-    def via_mxnet(w, g, lr, lam):
-        w = mx.nd.array(w, dtype="float64")
-        return w - lr * (mx.nd.array(g, dtype="float64") + 2 * lam * w)
-    assert check_sgd(via_mxnet).correct
-
-
-@pytest.mark.parametrize("answer, what", [
-    (lambda w, g, lr, lam: w - 2 * lr * lam * w + lr * g, "wrong sign"),
-    (lambda w, g, lr, lam: w * (1 - 2 * lr * lam) - g, "missing learning rate"),
-    (lambda w, g, lr, lam: w - lr * (g + lam * w), "weight decay convention"),
-    (lambda w, g, lr, lam: w - lr * g, "weight decay missing"),
-    (lambda w, g, lr, lam: w - 2 * lam * w - lr * g, "weight decay not scaled by lr"),
-    (lambda w, g, lr, lam: w + 2 * lr * lam * w - lr * g, "weight decay sign"),
-])
-def test_sgd_mistakes_are_named(answer, what):
-    verdict = check_sgd(answer)
-    assert not verdict.correct and f"Not yet: {what}:" in verdict.text
-
-
-# --- heavy-ball momentum ------------------------------------------------------------
-
-def test_momentum_right_answers_pass():
-    def deck(w, g, s, lr, mu):
-        s = mu * s + lr * g
-        return w - s, s
-
-    def pytorch_style(w, g, s, lr, mu):      # lr outside the buffer: same weights
-        s = mu * s + g
-        return w - lr * s, s
-
-    def mxnet_style(w, g, s, lr, mu):        # MXNet keeps -s: s <- mu s - lr g; w += s
-        s = -s
-        s = mu * s - lr * g
-        return w + s, -s
-
-    for answer in (deck, pytorch_style, mxnet_style):
-        assert check_momentum(answer).correct, answer.__name__
-
-
-def _squared_mu(w, g, s, lr, mu):
-    s = mu * mu * s + lr * g
-    return w - s, s
-
-
-def _ema(w, g, s, lr, mu):
-    s = mu * s + (1 - mu) * lr * g
-    return w - s, s
-
-
-def _stale(w, g, s, lr, mu):
-    w = w - s
-    return w, mu * s + lr * g
-
-
-@pytest.mark.parametrize("answer, what", [
-    (lambda w, g, s, lr, mu: (w + mu * s + lr * g, mu * s + lr * g), "wrong sign"),
-    (lambda w, g, s, lr, mu: (w - mu * s - g, mu * s + g), "missing learning rate"),
-    (_ema, "averaging instead of accumulating"),
-    (_stale, "stale buffer"),
-])
-def test_momentum_mistakes_are_named(answer, what):
-    verdict = check_momentum(answer)
-    assert not verdict.correct and f"Not yet: {what}:" in verdict.text
-
-
-def test_an_unlisted_mistake_is_caught_and_located():
-    # right at the first update (s = 0), wrong from the second on; no listed mistake matches
-    verdict = check_momentum(_squared_mu)
-    assert not verdict.correct and "first differs from the reference after update 2" in verdict.text
-
-
-def test_buffer_never_returned_is_plain_sgd():
-    def returns_old_buffer(w, g, s, lr, mu):
-        s_new = mu * s + lr * g
-        return w - s_new, s
-    for answer in (returns_old_buffer, lambda w, g, s, lr, mu: (w - lr * g, s)):
-        assert "momentum buffer not carried" in check_momentum(answer).text
+from tutorial.check.optimizers import check_adam
 
 
 # --- Adam ------------------------------------------------------------------------------
@@ -141,15 +57,24 @@ def test_adam_swapped_betas_and_sign():
     assert "wrong sign" in check_adam(uphill).text
 
 
+def test_an_unlisted_mistake_is_caught_and_located():
+    # right at the first update (m = 0), wrong from the second on; no listed mistake matches
+    def squared_beta1(w, g, m, v, t, lr, beta1, beta2, eps):
+        return _adam(w, g, m * beta1, v, t, lr, beta1, beta2, eps)
+    verdict = check_adam(squared_beta1)
+    assert not verdict.correct and "first differs from the reference after update 2" in verdict.text
+
+
 # --- answers that cannot be compared -----------------------------------------------
 
 def test_unwritten_wrong_shape_and_crashing_answers_get_clear_messages():
-    def stub(w, g, lr, lam):
+    def stub(w, g, m, v, t, lr, beta1, beta2, eps):
         raise NotImplementedError
-    assert "Not written yet" in check_sgd(stub).text
-    assert "must return (w, s)" in check_momentum(lambda w, g, s, lr, mu: w - lr * g).text
-    assert "must return the new w only" in check_sgd(lambda w, g, lr, lam: (w, g)).text
-    assert "shape (1,)" in check_sgd(lambda w, g, lr, lam: np.sum(w - lr * g, keepdims=True)).text
-    assert "raised NameError" in check_sgd(lambda w, g, lr, lam: w - lr * grad).text  # noqa
+    assert "Not written yet" in check_adam(stub).text
+    assert "must return (w, m, v)" in check_adam(lambda w, g, m, v, t, **k: w).text
+    assert "shape (1,)" in check_adam(
+        lambda w, g, m, v, t, **k: (np.sum(w, keepdims=True), m, v)).text
+    assert "raised NameError" in check_adam(
+        lambda w, g, m, v, t, **k: (w - grad, m, v)).text  # noqa: F821
     assert "nan or inf" in check_adam(
         lambda w, g, m, v, t, lr, beta1, beta2, eps: (w / 0.0 * 0.0, m, v)).text

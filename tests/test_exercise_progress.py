@@ -71,13 +71,13 @@ def test_the_instructors_solutions_pass(copies):
 
 
 def test_a_wrong_answer_gets_the_checkers_first_sentence(copies):
-    with_answer(copies, "01_sgd", "def sgd_step(w, g, lr, lam):\n"
-                                  "    return (1 - 2 * lr * lam) * w + lr * g\n")
+    with_answer(copies, "01_sgd", "def piecewise_constant_lr(step, boundaries, values):\n"
+                                  "    return values[sum(step > b for b in boundaries)]\n")
     with_answer(copies, "07_parameter_server",
                 "def step_batch(num_workers, batch_per_worker):\n    return batch_per_worker\n")
     found = statuses(copies)
-    assert found["sgd_step"] == ("not yet: wrong sign: you moved up the gradient; subtract "
-                                 "lr * g to go downhill.")
+    assert found["piecewise_constant_lr"] == ("not yet: changes one step late: at a step equal "
+                                              "to a boundary your rate is still the old one.")
     assert found["step_batch"] == ("not yet: normalised by the per-worker batch: the server "
                                    "SUMS the W workers' gradients, so every step would be W "
                                    "times too large (like lr * W).")
@@ -102,14 +102,14 @@ def test_only_the_definitions_and_the_imports_they_use_run(copies):
 def test_an_endless_loop_stops_at_the_limit(copies):
     with_answer(copies, "09_async_sgd", "def staleness_lr(lr, staleness):\n    while True:\n"
                                         "        pass\n")
-    endless_default = "def momentum_step(w, g, s, lr, mu=[0 for _ in iter(int, 1)]):\n"
-    with_answer(copies, "02_momentum", endless_default + "    return w, s\n")
+    endless_default = "def clip_by_global_norm(grads, max_norm=[0 for _ in iter(int, 1)]):\n"
+    with_answer(copies, "02_momentum", endless_default + "    return grads\n")
     with within(30, "progress with endless loops"):
         found = statuses(copies)
     assert found["staleness_lr"].startswith(f"not yet: your staleness_lr did not return within "
                                             f"{LIMIT_S:g} s")
-    assert found["momentum_step"] == (f"cannot check: defining momentum_step did not finish "
-                                      f"within {LIMIT_S:g} s")
+    assert found["clip_by_global_norm"] == (f"cannot check: defining clip_by_global_norm did "
+                                            f"not finish within {LIMIT_S:g} s")
 
 
 def test_broken_notebooks_get_one_clear_line(copies):
@@ -122,8 +122,9 @@ def test_broken_notebooks_get_one_clear_line(copies):
     (copies / "05_data_parallel.ipynb").write_text(json.dumps(nb))
     (copies / "06_allreduce.ipynb").write_text("[]")
     found = statuses(copies)
-    assert found["sgd_step"].startswith("cannot check: 01_sgd.ipynb is not a valid notebook file")
-    assert found["momentum_step"] == "cannot check: 02_momentum.ipynb is missing"
+    assert found["piecewise_constant_lr"].startswith("cannot check: 01_sgd.ipynb is not a "
+                                                     "valid notebook file")
+    assert found["clip_by_global_norm"] == "cannot check: 02_momentum.ipynb is missing"
     assert found["adam_step"].startswith("cannot check: the exercise cell does not parse "
                                          "(invalid syntax, line ")
     assert found["combine_gradients"] == ("cannot check: no exercise cell for combine_gradients "
@@ -140,11 +141,11 @@ def test_an_exit_in_the_learners_code_does_not_end_the_self_check(copies):
 
 
 def test_the_report_counts_passes_and_says_exercises_do_not_fail_the_self_check():
-    rows = [exercise_progress.Row("01_sgd", "sgd_step", "passes"),
-            exercise_progress.Row("02_momentum", "momentum_step", "not yet: wrong sign.")]
+    rows = [exercise_progress.Row("01_sgd", "piecewise_constant_lr", "passes"),
+            exercise_progress.Row("02_momentum", "clip_by_global_norm", "not yet: squared norm.")]
     text = exercise_progress.report(rows)
     assert "1 of 2 exercises pass" in text and "not a failure" in text
-    assert "02_momentum          momentum_step       not yet: wrong sign." in text
+    assert "02_momentum          clip_by_global_norm   not yet: squared norm." in text
 
 
 @pytest.mark.parametrize("setup_ok, code", [(True, 0), (False, 1)])

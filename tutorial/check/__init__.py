@@ -4,7 +4,8 @@ what is wrong with an answer.
 
 - ``environment``  the setup self-check: versions, data, devices, one real training run
 - ``exercises``    the registry: each notebook's exercise, its function and its checker
-- checkers, one file per topic: ``optimizers`` (SGD, momentum, Adam), ``capacity``
+- checkers, one file per topic: ``learning_rates`` (a piecewise-constant schedule),
+  ``gradient_clipping`` (clipping by the global norm), ``optimizers`` (Adam), ``capacity``
   (dropout), ``data_parallel`` (combining the devices' gradients), ``collectives`` (the
   chain allreduce), ``distributed`` (parameter server, async SGD), ``large_batch`` (the
   LARS trust ratio)

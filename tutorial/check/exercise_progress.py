@@ -8,11 +8,11 @@ stub still raises NotImplementedError), ``not yet: <the checker's first sentence
 ``make selfcheck`` and notebook 00_setup print the same table; an unfinished exercise
 never makes the self-check fail.
 
->>> print(report([Row("01_sgd", "sgd_step", "passes"),
-...               Row("02_momentum", "momentum_step", "not started")]))
-notebook             exercise            status
-01_sgd               sgd_step            passes
-02_momentum          momentum_step       not started
+>>> print(report([Row("01_sgd", "piecewise_constant_lr", "passes"),
+...               Row("02_momentum", "clip_by_global_norm", "not started")]))
+notebook             exercise              status
+01_sgd               piecewise_constant_lr passes
+02_momentum          clip_by_global_norm   not started
 1 of 2 exercises pass. Exercises do not count in the self-check: an unfinished one is not a failure.
 """
 
@@ -62,8 +62,9 @@ def progress(notebooks=NOTEBOOKS, seconds=TIME_LIMIT_S):
 
 def report(rows):
     """The rows as a table, with how many pass."""
-    lines = [f"{'notebook':20s} {'exercise':19s} status"]
-    lines += [f"{r.notebook:20s} {r.function:19s} {r.status}" for r in rows]
+    width = max([len("exercise")] + [len(r.function) for r in rows])
+    lines = [f"{'notebook':20s} {'exercise':{width}s} status"]
+    lines += [f"{r.notebook:20s} {r.function:{width}s} {r.status}" for r in rows]
     lines.append(f"{sum(r.passes for r in rows)} of {len(rows)} exercises pass. Exercises do "
                  f"not count in the self-check: an unfinished one is not a failure.")
     return "\n".join(lines)

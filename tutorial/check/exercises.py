@@ -8,7 +8,7 @@ every notebook to this list and this list to the notebooks. The instructor's sol
 (``instructor/solutions.py``) use the same function names.
 
 >>> [e.function for e in EXERCISES][:3]
-['sgd_step', 'momentum_step', 'adam_step']
+['piecewise_constant_lr', 'clip_by_global_norm', 'adam_step']
 >>> by_notebook("04_capacity").checker_name
 'check_dropout'
 """
@@ -38,8 +38,9 @@ class Exercise:
 
 
 EXERCISES = (
-    Exercise("01_sgd", "sgd_step", "optimizers", "check_sgd"),
-    Exercise("02_momentum", "momentum_step", "optimizers", "check_momentum"),
+    Exercise("01_sgd", "piecewise_constant_lr", "learning_rates", "check_piecewise_constant_lr"),
+    Exercise("02_momentum", "clip_by_global_norm", "gradient_clipping",
+             "check_clip_by_global_norm"),
     Exercise("03_adaptive", "adam_step", "optimizers", "check_adam"),
     Exercise("04_capacity", "dropout", "capacity", "check_dropout"),
     Exercise("05_data_parallel", "combine_gradients", "data_parallel", "check_combine_gradients"),
