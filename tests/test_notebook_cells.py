@@ -28,7 +28,6 @@ LONG_CELLS = {
                                             "in one measured cell",
     ("06_allreduce.ipynb", "253d692f"): "imports plus two printing helpers (show_steps, "
                                         "on_devices) that belong in tutorial.viz",
-    ("08_large_batch.ipynb", "1db112ee"): "the imports of ten library modules and the data",
     ("08_large_batch.ipynb", "9927f4e7"): "small steps against one large step, a helper and "
                                           "its measurement in one cell",
 }
