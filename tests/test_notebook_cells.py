@@ -26,8 +26,6 @@ LONG_CELLS = {
                                             "plots in one measured cell",
     ("05_data_parallel.ipynb", "5dd5651c"): "the cost-model table of node layouts, printed "
                                             "in one measured cell",
-    ("06_allreduce.ipynb", "253d692f"): "imports plus two printing helpers (show_steps, "
-                                        "on_devices) that belong in tutorial.viz",
     ("08_large_batch.ipynb", "9927f4e7"): "small steps against one large step, a helper and "
                                           "its measurement in one cell",
 }
