@@ -68,7 +68,7 @@ selfcheck: $(STAMP)
 	$(BIN)/python -m tutorial.check
 
 # Numeric configurations other than the machine's own. Each setting changes MXNet's
-# numerics on our machines (tests/README.md and tests/test_numeric_configs.py); the
+# numerics on our machines (tests/README.md and tests/notebooks/test_numeric_configs.py); the
 # notebooks' compared outputs must not move.
 # The storage-fallback variable only silences the log MXNet prints with oneDNN off.
 NUMERIC_ALT   := MXNET_MKLDNN_ENABLED=0 OPENBLAS_CORETYPE=SandyBridge OMP_NUM_THREADS=1 \

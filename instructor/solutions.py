@@ -1,7 +1,7 @@
 """One right answer per exercise, for the instructor (learners open notebooks/, not this).
 
 Each function has the name and signature of the function the learner writes in the
-notebook that ``tutorial/check/exercises.py`` names; ``tests/test_solutions.py`` checks
+notebook that ``tutorial/check/exercises.py`` names; ``tests/check/test_solutions.py`` checks
 that every one passes its checker. ``GIVEAWAYS`` lists, per exercise, text that states
 its answer: no "Not yet" message and no notebook may contain it (compared without
 spaces), which the tests check too.

@@ -4,7 +4,7 @@ Slow: it installs the course with the GPU build into a new virtual environment, 
 `make lab GPU=1` does (2.2 GB of wheels, 4.5 GB installed), then switches it back to the
 CPU build as `make lab GPU=0` does. `make test` leaves it out; run it with
 
-    .venv/bin/python -m pytest -q -m slow tests/test_gpu_install.py
+    .venv/bin/python -m pytest -q -m install tests/test_gpu_install.py
 """
 
 import os
@@ -20,7 +20,7 @@ import pytest
 from tutorial import gpu_setup
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = [pytest.mark.slow,
+pytestmark = [pytest.mark.install, pytest.mark.slow,
               pytest.mark.skipif(sys.platform != "linux" or shutil.which("ldd") is None,
                                  reason="the CUDA wheels are for Linux; needs ldd")]
 NO_DRIVER = "OSError: libcuda.so.1: cannot open shared object file: No such file or directory"

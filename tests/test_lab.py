@@ -49,6 +49,7 @@ def test_empty_token_is_refused():
         lab_command(token="")
 
 
+@pytest.mark.slow    # starts JupyterLab
 def test_lab_server_is_local_and_needs_the_token(tmp_path):
     port, token = free_port(), "course-test-token"
     cmd = lab_command(NOTEBOOKS, port=port, token=token, open_browser=False)

@@ -3,7 +3,7 @@
 Each entry says which notebook holds the exercise, the function the learner writes there
 and the checker (in ``tutorial.check.<module>``) that judges it. The notebook's exercise
 code cell defines that function, imports and calls that checker, and carries the cell
-metadata ``{"tutorial": {"exercise": <function>}}``; ``tests/test_exercises.py`` holds
+metadata ``{"tutorial": {"exercise": <function>}}``; ``tests/check/test_exercises.py`` holds
 every notebook to this list and this list to the notebooks. The instructor's solutions
 (``instructor/solutions.py``) use the same function names.
 

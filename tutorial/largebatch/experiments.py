@@ -1,6 +1,6 @@
 """The settings of notebook 08_large_batch, in one place, so its checks test the same runs.
 
-``tests/test_largebatch_checks.py`` calls these functions with the notebook's fast-mode
+``tests/largebatch/test_largebatch_checks.py`` calls these functions with the notebook's fast-mode
 sizes; the notebook calls them with ``tutorial.config.pick`` sizes.
 """
 

@@ -144,7 +144,7 @@ def warmup(schedule, warmup_steps, start_lr=0.0):
     at lr = start_lr (even when start_lr = 0); the last warmup step t = n - 1 reaches
     schedule(0), and step t >= n - 1 gets schedule(t - n + 1). Through
     :func:`as_lr_scheduler` this is exactly MXNet's ``warmup_steps``/``warmup_begin_lr``
-    of its Cosine and Poly schedulers (tests/test_schedules.py).
+    of its Cosine and Poly schedulers (tests/optim/test_schedules.py).
     """
     if not callable(schedule):
         raise TypeError("warmup needs a schedule (a function step -> lr), got %r." % (schedule,))

@@ -1,6 +1,6 @@
 """SGD and its first-order relatives: momentum, Nesterov, Signum, DC-ASGD, SGLD.
 
-Shared conventions (all pinned against MXNet 1.9.1 in tests/test_optim_vs_mxnet.py):
+Shared conventions (all pinned against MXNet 1.9.1 in tests/optim/test_optim_vs_mxnet.py):
 ``t`` counts this parameter's updates from 1; ``g = rescale_grad * grad``;
 ``clip(x) = clip(x, -clip_gradient, clip_gradient)`` (identity when it is None); the
 learning rate sits *inside* the momentum buffer (MXNet's convention; PyTorch keeps it

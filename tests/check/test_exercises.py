@@ -10,7 +10,7 @@ import pytest
 from instructor import solutions
 from tutorial.check.exercises import EXERCISES, METADATA_KEY, by_notebook
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 COURSE = [p for p in NOTEBOOKS if p.stem != "00_setup"]     # every one has an exercise
 

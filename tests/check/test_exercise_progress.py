@@ -19,7 +19,7 @@ from tutorial.check import environment, exercise_progress
 from tutorial.check.exercises import EXERCISES, METADATA_KEY, by_notebook
 from tutorial.check.limits import can_limit
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 LIMIT_S = 0.5
 
 

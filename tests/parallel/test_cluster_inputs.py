@@ -1,6 +1,6 @@
 """The cluster launcher's arguments, ports, run folders and process groups.
 
-Scenarios that start processes use a stand-in for ps-lite (tests/test_cluster.py says
+Scenarios that start processes use a stand-in for ps-lite (tests/parallel/test_cluster.py says
 why) and run in a child Python with a subprocess timeout, or under ``within``, so a
 regression fails instead of hanging.
 """
@@ -67,6 +67,7 @@ def test_a_port_claimed_by_a_running_cluster_is_refused_even_before_it_listens(t
         pass
 
 
+@pytest.mark.slow    # runs a real cluster
 def test_a_successful_run_removes_its_temporary_folder(tmp_path):
     out = run_child("""
         import json, os, tempfile
@@ -114,6 +115,7 @@ def test_an_interrupted_run_removes_its_temporary_folder(tmp_path):
     assert not list(tmp_path.glob("ps_cluster_*"))
 
 
+@pytest.mark.slow    # runs a real cluster
 def test_a_folder_the_caller_names_is_kept(tmp_path):
     done = run_cluster(["-c", "pass"], num_workers=1, timeout=60, run_dir=tmp_path / "mine",
                        server_argv=STAND_IN)

@@ -7,7 +7,7 @@ import pytest
 
 from tutorial.notebooks import execution_problems
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 SLIDES = sorted((ROOT / "slides").glob("*.ipynb"))
 

@@ -20,7 +20,9 @@ import pytest
 
 from tutorial.parallel.ps.cluster import ClusterError, check_sizes, run_cluster
 
-REPO = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow     # every test starts real processes
+
+REPO = Path(__file__).resolve().parents[2]
 CHILD_TIMEOUT = 100   # seconds; the launcher's own timeouts inside are much shorter
 # Tests of the supervision alone run a stand-in for ps-lite's scheduler and servers (a
 # process that just waits) instead of three processes importing MXNet; the dist_sync and

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow     # each configuration trains in a subprocess
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # 30 SGD steps of a digits MLP; prints the SHA-1 of the final weights' bytes.
 TRAIN = """

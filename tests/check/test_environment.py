@@ -10,7 +10,7 @@ except ModuleNotFoundError:     # Python < 3.11: the same parser, as pytest's ow
 
 from tutorial.check.environment import pins
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _pyproject_pins():

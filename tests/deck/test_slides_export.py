@@ -3,7 +3,7 @@
 The scanner and the pinned assets are tested on small made-up files; the export of the
 real deck needs the assets that `make` fetches once at setup (without them the test skips,
 and fails under CI, where `make test` has fetched them). The page is also opened in a
-browser with the network cut off: tests/test_slides_export_browser.py.
+browser with the network cut off: tests/deck/test_slides_export_browser.py.
 """
 
 import dataclasses

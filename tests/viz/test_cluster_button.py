@@ -126,6 +126,7 @@ def test_status_lines_are_pure_functions_of_the_reports():
     assert svg.count("<polyline") == 2 and "step 4" in svg
 
 
+@pytest.mark.slow    # runs a real cluster
 def test_the_button_starts_a_real_cluster_and_reports_it():
     demo = cb.ClusterDemo(steps=3, deadline_s=90)
     demo.start()

@@ -16,7 +16,7 @@ import nbformat
 import pytest
 
 MAX_LINES = 25
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
 LONG_CELLS = {
     ("00_setup.ipynb", "7f7b4856"): "the setup's multi-device training check, written out "
                                     "in full on purpose (split_and_load, record, step)",

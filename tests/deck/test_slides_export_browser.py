@@ -15,6 +15,8 @@ from test_slides_export import _assets_or_skip
 from tutorial.deck import export
 from tutorial.lab import SLIDES
 
+pytestmark = pytest.mark.slow     # a headless Chromium opens the export
+
 DECK = SLIDES / "workshop.ipynb"
 SLIDE = "section.present:not(.stack)"
 DRAWN = """() => [...document.querySelectorAll(

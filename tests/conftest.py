@@ -1,0 +1,17 @@
+"""Tests are laid out like the library (tests/optim/ for tutorial/optim/, ...); the helpers
+they share (bounded.py, jupyter_browser.py, rise_browser.py) stay here, importable by name
+from every folder. Every test in tests/browser/ drives JupyterLab in headless Chromium,
+seconds each, so it is marked slow (``pytest -m "not slow"`` leaves it out)."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "browser" in item.path.parent.parts:
+            item.add_marker(pytest.mark.slow)
