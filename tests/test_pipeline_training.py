@@ -55,7 +55,7 @@ def test_sequential_and_sync_training_match_one_device(mode, per_step):
     data = stream(8)
     stages = cut(mlp(hidden=HIDDEN, seed=2), [mx.cpu(i) for i in range(3)])
     run = train(stages, data, mode, lr=0.1, microbatches=4, concurrent=False)
-    assert close(weights(stages), one_device_sgd(data, 0.1 * per_step, per_step))
+    assert close(weights(stages), one_device_sgd(data, 0.1, per_step))
     assert len(run.losses) == len(run.times) == 8 and np.all(np.diff(run.times) > 0)
     # the same task durations on devices of their own never finish later than one by one
     assert np.all(run.modelled <= run.times + 1e-9) and np.all(np.diff(run.modelled) > 0)
@@ -111,3 +111,23 @@ def test_synthetic_gradient_arguments():
         sg.train(stages, stream(2), "synthetic", lr=0.1)
     with pytest.raises(ValueError, match="mode must be one of"):
         sg.train(stages, stream(2), "dni", lr=0.1)
+
+
+def test_a_duration_table_makes_the_modelled_clock_a_function_of_the_schedule():
+    data = stream(8)
+    table = {(s, k): (1.0 if k == "F" else 2.0) for s in range(4) for k in "FB"}
+    for mode, per_microbatch in (("sequential", 4 * 3.0), ("async", None)):
+        stages = cut(mlp(hidden=HIDDEN, seed=2), [mx.cpu(i) for i in range(4)])
+        run = train(stages, data, mode, lr=0.1, durations=table)
+        if per_microbatch:                          # no overlap: 4 stages x (F + B) each
+            assert np.allclose(np.diff(run.modelled), per_microbatch)
+        else:                                       # the pipe full: one F + B per micro-batch
+            assert np.allclose(np.diff(run.modelled)[4:], 3.0)
+
+
+def test_median_durations_reads_one_time_per_stage_and_kind():
+    from types import SimpleNamespace as NS
+    from tutorial.parallel.pipeline.timing import median_durations
+    timings = [NS(task=sch.Task(0, 0, i, "F"), start=0.0, end=d) for i, d in enumerate([1, 5, 2])]
+    timings.append(NS(task=sch.Task(3, 0, 0, "B"), start=1.0, end=4.0))
+    assert median_durations(NS(timings=timings)) == {(0, "F"): 2.0, (0, "B"): 3.0}

@@ -6,9 +6,8 @@ micro-batches, all run by :func:`~tutorial.parallel.pipeline.executor.run`:
 
 - ``sequential``  plain SGD, one micro-batch at a time through all stages (the naive
                   schedule, a step after every micro-batch): fresh gradients, no overlap;
-- ``sync``        GPipe steps of m micro-batches, one update per step (learning rate x m,
-                  the linear scaling rule, so that a sample moves the weights as much as in
-                  the other two): the same updates as one device, a bubble every step;
+- ``sync``        GPipe steps of m micro-batches, one update per step: the same updates
+                  as one device on batches m times larger, a bubble every step;
 - ``async``       one long 1F1B schedule that is never flushed, each stage updating right
                   after each backward (the MSRA and PipeDream idea): no bubble but once at
                   the ends, and stale weights.
@@ -62,8 +61,8 @@ class Training:
     mode: str
     losses: np.ndarray       # (micro-batches,) each one's mean loss, in the order computed
     times: np.ndarray        # (micro-batches,) seconds from the start when it was known
-    modelled: np.ndarray     # (micro-batches,) the same on p devices of their own: the
-                             # measured task times replayed (timing.replay), updates left out
+    modelled: np.ndarray     # (micro-batches,) the same on p devices of their own: task
+                             # times replayed (timing.replay), updates left out
     seconds: float           # the whole run on this machine, updates included
     staleness: Tuple[int, ...]   # updates between a gradient's forward and its update
 
@@ -82,8 +81,13 @@ class Training:
         return k, float((self.modelled if modelled else self.times)[k - 1])
 
 
-def train(stages, stream, mode, lr, microbatches=8, concurrent=True):
-    """Train ``stages`` on ``stream`` (a list of (X, y) micro-batches) in ``mode``."""
+def train(stages, stream, mode, lr, microbatches=8, concurrent=True, durations=None):
+    """Train ``stages`` on ``stream`` (a list of (X, y) micro-batches) in ``mode``, with
+    learning rate ``lr`` for every update.
+
+    ``durations`` ({(stage, kind): seconds}, e.g. :func:`~.timing.median_durations`) sets
+    the task times of the modelled clock; by default each task's own measured time.
+    """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     lr = check_range("lr", lr, 0.0, low_open=True)
@@ -94,16 +98,17 @@ def train(stages, stream, mode, lr, microbatches=8, concurrent=True):
             raise ValueError(f"{n} micro-batches do not make whole steps of {m}: give a "
                              f"multiple of {m}")
         plans = [(gpipe(p, m), stream[k:k + m]) for k in range(0, n, m)]
-        lr_used, update = lr * m, "step"
+        update = "step"
     else:
         plans = [((naive if mode == "sequential" else one_f_one_b)(p, n), stream)]
-        lr_used, update = lr, "backward"
+        update = "backward"
     losses, times, modelled, start, model_clock = [], [], [], time.perf_counter(), 0.0
     for plan, part in plans:
         offset = time.perf_counter() - start
-        result = run(stages, plan, part, lr=lr_used, update=update, concurrent=concurrent)
+        result = run(stages, plan, part, lr=lr, update=update, concurrent=concurrent)
         took = {t.task: t.end - t.start for t in result.timings}
-        replayed = replay(plan, took.__getitem__)
+        replayed = replay(plan, took.__getitem__ if durations is None else
+                          (lambda task: durations[task.stage, task.kind]))
         losses.extend(result.losses)
         loss_known = {t.task.microbatch: t for t in result.timings     # last stage's F
                       if t.task.stage == p - 1 and t.task.kind == "F"}

@@ -24,6 +24,8 @@ asynchronous pipeline   p / (imbalance x (1 + comm)): no flush, so no bubble; th
 (3.29, 4.0)
 """
 
+import numpy as np
+
 from tutorial.parallel.pipeline.schedules import dependencies
 from tutorial.validate import check_count, check_range
 
@@ -51,6 +53,15 @@ def replay(plan, duration, link=0.0):
         if len(times) == before:
             raise ValueError(f"the stages of {plan.name!r} wait on each other forever")
     return times
+
+
+def median_durations(result):
+    """{(stage, kind): median seconds} of a measured run's tasks: a duration table that
+    :func:`replay` can use for any schedule on the same stages (``table[t.stage, t.kind]``)."""
+    took = {}
+    for t in result.timings:
+        took.setdefault((t.task.stage, t.task.kind), []).append(t.end - t.start)
+    return {key: float(np.median(values)) for key, values in took.items()}
 
 
 def span(times):
