@@ -32,7 +32,8 @@ MODES = ("backprop", "synthetic", "frozen")
 class SyntheticRun:
     mode: str
     losses: np.ndarray        # (steps,) training loss of each batch
-    cosine: np.ndarray        # (steps,) cos(g_hat, g) per batch (synthetic mode; else NaN)
+    cosine: np.ndarray        # (steps,) cos(g_hat, g) per batch (synthetic mode, finite
+                              # gradients; else NaN)
     accuracy: float           # on the held-out rows at the end
 
 
@@ -44,7 +45,10 @@ def _predictor(width, classes, device):
 
 
 def _cosine(a, b):
-    a, b = a.asnumpy().ravel(), b.asnumpy().ravel()
+    """cos(a, b) in float64; NaN once either holds a non-finite number (a run gone wild)."""
+    a, b = (v.asnumpy().ravel().astype(np.float64) for v in (a, b))
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        return float("nan")
     norms = np.linalg.norm(a) * np.linalg.norm(b)
     return float(a @ b / norms) if norms > 0 else 0.0
 
