@@ -8,7 +8,8 @@ stage s + 1 sent back through the stage and sends the gradient of its input on.
 ``concurrent=True`` gives every stage a thread that runs its own tasks in the
 schedule's order and waits only for its inputs, as p devices do; MXNet computes on each
 device's own engine worker. Python calls into MXNet are made one at a time (a lock), the
-waits are not, so devices work at the same time. ``concurrent=False`` runs the tasks one
+waits are not, so devices work at the same time. The clock starts once every thread has
+made a first, tiny MXNet call (a new thread's first call costs milliseconds). ``concurrent=False`` runs the tasks one
 after the other in tick order. Each task's start and end are read from one clock: start
 when its inputs are ready and it is issued, end when its outputs (and on a backward, the
 stage's weight gradients) are computed.
@@ -26,7 +27,9 @@ import threading
 import time
 from typing import Tuple
 
+import mxnet as mx
 import numpy as np
+from mxnet import autograd
 
 from tutorial.parallel.pipeline.schedules import Schedule, Task, dependencies
 from tutorial.validate import check_count, check_range
@@ -86,8 +89,11 @@ class _Work:
     """The state of one run: stashed activations, messages between stages, losses."""
 
     def __init__(self, stages, plan, batches, lr, update):
-        self.stages, self.plan, self.batches = stages, plan, batches
-        self.lr, self.update = lr, update
+        self.stages, self.plan, self.lr, self.update = stages, plan, lr, update
+        first, last = stages.devices[0], stages.devices[-1]        # the data is there already
+        self.batches = [(mx.nd.array(xb, ctx=first), mx.nd.array(yb, ctx=last))
+                        for xb, yb in batches]
+        mx.nd.waitall()
         total = sum(len(xb) for xb, _ in batches)
         self.scales = [1.0 / (total if update != "backward" else len(xb)) for xb, _ in batches]
         self.stash, self.sent, self.losses = {}, {}, {}
@@ -122,8 +128,8 @@ class _Work:
             [p.grad(ctx) for p in params]
 
 
-def _serially(plan, work, clock, t0):
-    times = {}
+def _serially(plan, work, clock):
+    times, t0 = {}, clock()
     for task in plan.tasks:
         start = clock() - t0
         for array in work.do(task):
@@ -132,9 +138,24 @@ def _serially(plan, work, clock, t0):
     return times
 
 
-def _concurrently(plan, work, clock, t0, wait_limit_s):
+def _first_call(device):
+    """A tiny recorded computation: the first MXNet call from a new thread costs
+    milliseconds (the C API sets up its per-thread state), which no task should pay."""
+    x = mx.nd.ones((1, 1), ctx=device)
+    x.attach_grad()
+    with autograd.record():
+        y = (x * 2).sum()
+    y.backward()
+    x.grad.wait_to_read()
+
+
+def _concurrently(plan, work, clock, wait_limit_s):
+    """{task: (start, end)} with one thread per stage; the clock starts once every thread
+    has made its first MXNet call."""
     done = {(t.stage, t.microbatch, t.kind): threading.Event() for t in plan.tasks}
     lock, abort, failures, times = threading.Lock(), threading.Event(), [], {}
+    origin = []
+    ready = threading.Barrier(plan.stages, action=lambda: origin.append(clock()))
 
     def await_input(key, task):
         deadline = time.monotonic() + wait_limit_s
@@ -147,6 +168,10 @@ def _concurrently(plan, work, clock, t0, wait_limit_s):
 
     def stage_thread(s):
         try:
+            with lock:
+                _first_call(work.stages.devices[s])
+            ready.wait(wait_limit_s)
+            t0 = origin[0]
             for task in plan.order(s):
                 for key in dependencies(s, task.microbatch, task.kind, plan.stages):
                     if key[0] != s:
@@ -161,6 +186,7 @@ def _concurrently(plan, work, clock, t0, wait_limit_s):
         except BaseException as error:           # reported by the main thread below
             failures.append(error)
             abort.set()
+            ready.abort()
 
     threads = [threading.Thread(target=stage_thread, args=(s,), daemon=True)
                for s in range(plan.stages)]
@@ -169,7 +195,8 @@ def _concurrently(plan, work, clock, t0, wait_limit_s):
     for thread in threads:
         thread.join()
     if failures:
-        first = next((f for f in failures if "another stage failed" not in str(f)), failures[0])
+        first = next((f for f in failures if "another stage failed" not in str(f)
+                      and not isinstance(f, threading.BrokenBarrierError)), failures[0])
         raise first
     return times
 
@@ -193,9 +220,8 @@ def run(stages, plan, batches, lr=None, update="step", concurrent=True,
         lr = check_range("lr", lr, 0.0, low_open=True)
     batches = as_numpy(batches)
     work = _Work(stages, plan, batches, lr, update)
-    t0 = clock()
-    times = (_concurrently(plan, work, clock, t0, wait_limit_s) if concurrent
-             else _serially(plan, work, clock, t0))
+    times = (_concurrently(plan, work, clock, wait_limit_s) if concurrent
+             else _serially(plan, work, clock))
     if update == "step":
         for s in range(len(stages)):
             stages.sgd(s, lr)
