@@ -14,6 +14,8 @@ One idea per file:
 - ``equivalence``  K devices x b samples against 1 device x K*b samples, measured
 - ``collectives``  parameter server, tree, butterfly and ring allreduce
 - ``costmodel``    the alpha-beta cost of each collective
+- ``pipeline``     model parallelism: a network cut into stages on devices, pipeline
+                   schedules (naive, GPipe, 1F1B) run for real, asynchronous pipelining
 
 The public names below are loaded on first use (PEP 562), so that a process which needs
 only the standard-library parts (the parameter-server launcher in ``ps.cluster``) does
