@@ -8,6 +8,7 @@ One idea per file:
 - ``stages``               a Sequential cut into stages on devices; activations copied
                            forward, gradients back
 - ``executor``             runs a schedule for real on the stages, timing every task
+- ``measure``              time, bubble and activation memory against m, on this machine
 - ``timing``               schedules on a clock: replay measured durations on p devices,
                            speed-up formulas (MSRA's 3.3x on 4 GPUs)
 - ``async_pipeline``       breaking update locking: each stage updates as its gradient
