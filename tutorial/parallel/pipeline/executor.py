@@ -9,10 +9,11 @@ stage s + 1 sent back through the stage and sends the gradient of its input on.
 schedule's order and waits only for its inputs, as p devices do; MXNet computes on each
 device's own engine worker. Python calls into MXNet are made one at a time (a lock), the
 waits are not, so devices work at the same time. The clock starts once every thread has
-made a first, tiny MXNet call (a new thread's first call costs milliseconds). ``concurrent=False`` runs the tasks one
-after the other in tick order. Each task's start and end are read from one clock: start
-when its inputs are ready and it is issued, end when its outputs (and on a backward, the
-stage's weight gradients) are computed.
+made a first, tiny MXNet call (a new thread's first call costs milliseconds), and the
+micro-batches are on their devices before it starts. ``concurrent=False`` runs the tasks
+one after the other in tick order. Each task's start and end are read from one clock:
+start when its inputs are ready and it is issued, end when its outputs (and on a
+backward, the stage's weight gradients) are computed.
 
 ``update='step'``: gradients accumulate over the m micro-batches (each loss is divided by
 the step's total number of samples) and every stage takes one SGD step at the end: the
