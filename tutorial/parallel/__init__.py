@@ -16,6 +16,8 @@ One idea per file:
 - ``costmodel``    the alpha-beta cost of each collective
 - ``ps``           a real parameter server: ps-lite kvstores on a cluster of local processes
 - ``async_sgd``    asynchronous SGD simulated exactly: workers of given speeds, one server
+- ``pipeline``     model parallelism: a network cut into stages on devices, pipeline
+                   schedules (naive, GPipe, 1F1B) run for real, asynchronous pipelining
 
 The public names below are loaded on first use (PEP 562), so that a process which needs
 only the standard-library parts (the parameter-server launcher in ``ps.cluster``) does

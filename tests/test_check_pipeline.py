@@ -1,0 +1,104 @@
+"""The GPipe exercise checker: the instructor's solution passes, each typical mistake is named
+without giving the answer away, and garbage comes back as a Verdict within the time limit."""
+
+import re
+import signal
+import time
+
+import numpy as np
+import pytest
+
+from bounded import within
+from instructor.solutions_pipeline import gpipe_schedule
+from tutorial.check.feedback import Verdict
+from tutorial.check.pipeline import check_gpipe
+from tutorial.parallel.pipeline import schedules as sch
+
+LIMIT_S = 0.5
+SECRET = re.compile(r"s \+ i|m \+ p - 1 \+|2\s*\(m \+ p - 1\)")    # the solution's formulas
+
+
+def rows(plan):
+    return [(t.tick, t.stage, t.microbatch, t.kind) for t in plan.tasks]
+
+
+def forward_order_backwards(p, m):          # also correct: backwards in micro-batch order
+    tasks = [(s + i, s, i, "F") for s in range(p) for i in range(m)]
+    return tasks + [(m + p - 1 + (p - 1 - s) + i, s, i, "B") for s in range(p) for i in range(m)]
+
+
+def test_the_solution_and_other_valid_gpipe_orders_pass():
+    for answer in (gpipe_schedule, forward_order_backwards, lambda p, m: rows(sch.gpipe(p, m)),
+                   lambda p, m: sch.gpipe(p, m).tasks, lambda p, m: iter(rows(sch.gpipe(p, m)))):
+        verdict = check_gpipe(answer)
+        assert verdict.correct, verdict.text
+
+
+def late_by_one(p, m):
+    out = gpipe_schedule(p, m)
+    return [(t + 1 if k == "B" else t, s, i, k) for t, s, i, k in out]
+
+
+def spins(*args):
+    while True:
+        pass
+
+
+def raises(*args):
+    raise RuntimeError("boom")
+
+
+@pytest.mark.parametrize("answer, phrase", [
+    (lambda p, m: [(s + i, s, i, "F") for s in range(p) for i in range(m)],
+     "never runs a backward"),
+    (lambda p, m: [(i, s, i, "F") for s in range(p) for i in range(m)] +
+     [(m + i, s, i, "B") for s in range(p) for i in range(m)],
+     "at the same tick as the stage before"),
+    (lambda p, m: [(s + i, s, i, "F") for s in range(p) for i in range(m)] +
+     [(m + p - 1 + s + i, s, i, "B") for s in range(p) for i in range(m)],
+     "runs on stage 0 before stage 1"),
+    (lambda p, m: rows(sch.naive(p, m)), "it is the naive one"),
+    (lambda p, m: rows(sch.one_f_one_b(p, m)), "but it is 1F1B"),
+    (lambda p, m: [(t + 1, s, i, k) for t, s, i, k in gpipe_schedule(p, m)], "Ticks count from 0"),
+    (late_by_one, "valid but takes .* ticks, 1 more than it needs"),
+    (lambda p, m: gpipe_schedule(p, m)[:-1], "B of micro-batch 1 never runs on stage 1"),
+    (lambda p, m: gpipe_schedule(p, m) + gpipe_schedule(p, m)[:1], "lists a task twice"),
+    (lambda p, m: [(t, s, i, k.lower()) for t, s, i, k in gpipe_schedule(p, m)], "kind 'f'"),
+    (lambda p, m: [(t, s, i) for t, s, i, k in gpipe_schedule(p, m)], "tuple of four"),
+    (lambda p, m: [(float("nan"), 0, 0, "F")], "tick nan; use a whole number"),
+    (lambda p, m: [(0.5, 0, 0, "F")], "tick 0.5"),
+    (lambda p, m: [(0, p, 0, "F")], "stage 2; use a whole number from 0 to 1"),
+    (lambda p, m: [], "returned no tasks"),
+    (lambda p, m: None, "returned None"),
+    (lambda p, m: "F0 F1", "returned a str"),
+    (lambda p, m: np.zeros(3), "contains 0.0; each task must be a tuple of four"),
+    (lambda p, m: 42, "returned an int"),
+    (raises, "raised RuntimeError: boom"),
+    (spins, f"did not return within {LIMIT_S:g} s"),
+    (None, "but got None"),
+    (float("nan"), r"got a float \(nan\)"),
+    ("text", "got the text 'text'"),
+    (np.zeros(3), r"NumPy array of shape \(3,\)"),
+])
+def test_mistakes_and_garbage_get_a_verdict_that_names_them(answer, phrase):
+    with within(30, "check_gpipe"):
+        verdict = check_gpipe(answer, time_limit_s=LIMIT_S)
+    assert isinstance(verdict, Verdict) and verdict.correct is False
+    assert verdict.text.startswith("Not yet:"), verdict.text
+    assert re.search(phrase, verdict.text), verdict.text
+    assert not SECRET.search(verdict.text), verdict.text
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == pytest.approx(0)
+
+
+def test_an_endless_generator_is_stopped_by_the_time_limit():
+    def endless(p, m):
+        def tasks():
+            while True:
+                yield (0, 0, 0, "F")
+        return tasks()
+
+    started = time.monotonic()
+    with within(30, "check_gpipe"):
+        verdict = check_gpipe(endless, time_limit_s=LIMIT_S)
+    assert not verdict.correct and "did not return within" in verdict.text
+    assert time.monotonic() - started < 20

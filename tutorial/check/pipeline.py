@@ -1,0 +1,153 @@
+"""Exercise checker for the model-parallel notebook: the GPipe schedule, written as data.
+
+The learner writes ``gpipe_schedule(stages, microbatches)`` returning a list of
+``(tick, stage, microbatch, kind)`` tuples, kind 'F' or 'B'. It is right when, for every
+case below, each task runs once, no stage runs two tasks at one tick, every task waits
+for its inputs (:func:`tutorial.parallel.pipeline.schedules.problems`), every stage runs
+all its forwards before its backwards, and the step takes no more ticks than GPipe
+needs. Typical mistakes are data (:data:`MISTAKES`, each a test on the answer's tasks):
+the checker names the first one the answer makes; otherwise it reports the first problem
+it finds.
+
+>>> from tutorial.parallel.pipeline.schedules import gpipe
+>>> check_gpipe(lambda p, m: [(t.tick, t.stage, t.microbatch, t.kind)
+...                            for t in gpipe(p, m).tasks]).text[:44]
+'Correct: every stage runs all its forwards, '
+>>> print(check_gpipe(lambda p, m: [(i, s, i, k) for s in range(p) for i in range(m)
+...                                 for k in "F"]).text[:60])
+Not yet: your schedule never runs a backward. GPipe's step i
+"""
+
+import math
+import numbers
+
+from tutorial.check.feedback import Verdict, checker
+from tutorial.parallel.pipeline import schedules as sch
+
+CASES = ((2, 2), (3, 4), (4, 8), (1, 3), (4, 1))
+
+
+def _rows(plan):
+    return {(t.tick, t.stage, t.microbatch, t.kind) for t in plan.tasks}
+
+
+def _ticks(rows):
+    return {(stage, micro, kind): tick for tick, stage, micro, kind in rows}
+
+
+def _same_tick_on_two_stages(rows, p, m):   # forgets that stage s waits for stage s - 1
+    at = _ticks(rows)
+    return any(at.get((s, i, "F")) is not None and at.get((s, i, "F")) == at.get((s - 1, i, "F"))
+               for s in range(1, p) for i in range(m))
+
+
+def _backward_from_stage_zero(rows, p, m):  # runs the backward pass the wrong way round
+    at = _ticks(rows)
+    return any(at.get((0, i, "B"), -1) < at.get((1, i, "B"), -1) and (0, i, "B") in at
+               for i in range(m) if p > 1)
+
+
+MISTAKES = (   # (what the answer does, detects(rows, p, m) on some case, what to say)
+    ("forwards only", lambda rows, p, m: all(r[3] == "F" for r in rows),
+     "your schedule never runs a backward. GPipe's step is all the forwards, then all the "
+     "backwards, and the backward of a micro-batch runs on every stage too."),
+    ("same tick on two stages", _same_tick_on_two_stages,
+     "a stage starts a micro-batch's forward at the same tick as the stage before it, but "
+     "its input is that stage's output, which is not there yet. A forward can start only "
+     "once the stage before has finished the same micro-batch."),
+    ("backward from stage 0", _backward_from_stage_zero,
+     "your backward pass runs on stage 0 before stage 1. The gradient flows the other way: "
+     "the last stage computes the loss, so it runs a micro-batch's backward first, and stage "
+     "s can run it only after stage s + 1 has."),
+    ("naive", lambda rows, p, m: p > 1 and m > 1 and rows == _rows(sch.naive(p, m)),
+     "your schedule is valid, but it is the naive one: each micro-batch goes through all "
+     "stages, forward and backward, before the next one starts, so at most one stage works "
+     "at any tick. In GPipe stage 0 starts the next forward as soon as it has finished one."),
+    ("1F1B", lambda rows, p, m: p > 1 and m > 1 and rows == _rows(sch.one_f_one_b(p, m)),
+     "your schedule is valid and as short as GPipe's, but it is 1F1B: stages run some "
+     "backwards before all their forwards. GPipe runs every forward of the step first."),
+    ("ticks from 1", lambda rows, p, m: min(r[0] for r in rows) >= 1,
+     "your first task runs at tick 1 or later. Ticks count from 0 here, like Python's "
+     "indices, and stage 0 has nothing to wait for."),
+)
+
+
+def _as_rows(value, p, m):
+    """(set of rows, None) or (None, what is wrong with ``value``)."""
+    call = f"gpipe_schedule({p}, {m})"
+    if value is None:
+        return None, f"{call} returned None; end your function with `return tasks`."
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        kind = type(value).__name__
+        return None, (f"{call} returned {'an' if kind[0] in 'aeiou' else 'a'} {kind}; return "
+                      f"a list of (tick, stage, microbatch, kind) tuples.")
+    rows = []
+    for item in value:
+        if isinstance(item, sch.Task):
+            item = (item.tick, item.stage, item.microbatch, item.kind)
+        if isinstance(item, (str, bytes)) or not hasattr(item, "__len__") or len(item) != 4:
+            return None, (f"{call} contains {item!r:.40}; each task must be a tuple of four: "
+                          f"(tick, stage, microbatch, kind).")
+        tick, stage, micro, kind = item
+        for name, number, high in (("tick", tick, None), ("stage", stage, p),
+                                   ("microbatch", micro, m)):
+            whole = isinstance(number, numbers.Real) and not isinstance(number, bool) and \
+                math.isfinite(number) and number == int(number)
+            if not whole or number < 0 or (high is not None and number >= high):
+                limit = f" from 0 to {high - 1}" if high is not None else " >= 0"
+                return None, (f"{call} has a task with {name} {number!r}; use a whole "
+                              f"number{limit}.")
+        if kind not in sch.KINDS:
+            return None, (f"{call} has a task of kind {kind!r}; use 'F' for a forward and 'B' "
+                          f"for a backward.")
+        rows.append((int(tick), int(stage), int(micro), kind))
+    if not rows:
+        return None, f"{call} returned no tasks."
+    return rows, None
+
+
+def _verdict_for(rows_by_case):
+    """The first thing wrong on any case, or None if every case is right."""
+    for (p, m), rows in rows_by_case.items():
+        plan = sch.Schedule("yours", p, m, tuple(sorted(sch.Task(*r) for r in rows)))
+        found = sch.problems(plan)
+        if found:
+            return f"for p={p}, m={m}: {found[0]}."
+        for s in range(p):
+            kinds = [t.kind for t in plan.order(s)]
+            if "".join(kinds) != "F" * m + "B" * m:
+                return (f"for p={p}, m={m}, stage {s} runs a backward before its last forward; "
+                        f"GPipe runs all forwards of the step first.")
+        best = sch.gpipe(p, m).ticks
+        if plan.ticks > best or min(r[0] for r in rows) > 0:
+            return (f"for p={p}, m={m} your schedule is valid but takes {plan.ticks} ticks, "
+                    f"{plan.ticks - best} more than it needs: some task starts later than its "
+                    f"stage and its input allow.")
+    return None
+
+
+@checker("gpipe_schedule", "gpipe_schedule(stages, microbatches) with two whole numbers >= 1, "
+                           "returning a list of (tick, stage, microbatch, kind) tuples")
+def check_gpipe(gpipe_schedule):
+    """``gpipe_schedule(stages, microbatches)``: GPipe's tasks, (tick, stage, micro-batch, kind)."""
+    rows_by_case = {}
+    for p, m in CASES:
+        try:
+            value = gpipe_schedule(p, m)
+        except Exception as error:                 # the learner's code may raise anything
+            return Verdict(False, f"Not yet: gpipe_schedule({p}, {m}) raised "
+                                  f"{type(error).__name__}: {error}.")
+        rows, problem = _as_rows(value, p, m)
+        if problem:
+            return Verdict(False, "Not yet: " + problem)
+        if len(rows) != len(set(rows)):
+            return Verdict(False, f"Not yet: gpipe_schedule({p}, {m}) lists a task twice.")
+        rows_by_case[p, m] = set(rows)
+    for name, detects, message in MISTAKES:
+        if any(detects(rows, p, m) for (p, m), rows in rows_by_case.items()):
+            return Verdict(False, "Not yet: " + message)
+    problem = _verdict_for(rows_by_case)
+    if problem:
+        return Verdict(False, "Not yet: " + problem)
+    return Verdict(True, "Correct: every stage runs all its forwards, then its backwards, and "
+                         "each task starts as soon as its input has arrived.")

@@ -1,0 +1,72 @@
+"""What pipelining costs and saves on this machine: time, bubble and activation memory against m.
+
+For each schedule and number of micro-batches m, :func:`sweep` runs one training step's
+forward and backward (no update, so every repeat sees the same weights) and reports
+
+- the wall time of the step and the bubble measured on the devices running at the same
+  time (:func:`~tutorial.parallel.pipeline.executor.run`, ``concurrent=True``), medians
+  over ``repeats`` runs;
+- the bubble of the same tasks timed one at a time and laid out on p devices of their own
+  (:func:`~tutorial.parallel.pipeline.timing.replay`): what p independent devices would
+  do with this machine's task times;
+- the activations the busiest stage holds for its backward, in bytes: the most
+  micro-batches it held at once (counted during the run) x what it keeps per sample x
+  the micro-batch size x 4 bytes.
+"""
+
+import dataclasses
+
+import numpy as np
+
+from tutorial.parallel.pipeline.executor import microbatches, run
+from tutorial.parallel.pipeline.schedules import schedule
+from tutorial.parallel.pipeline.timing import replay, replay_bubble
+from tutorial.progress import Progress
+from tutorial.validate import check_count
+
+
+@dataclasses.dataclass(frozen=True)
+class Point:
+    name: str
+    microbatches: int
+    seconds: float              # median wall time of the step, stages running together
+    bubble: float               # median measured bubble, stages running together
+    replayed_bubble: float      # tasks timed one at a time, replayed on p devices
+    activation_bytes: int       # held by the busiest stage at its peak
+    example: object             # one concurrent Run, for the timeline
+
+    @property
+    def seconds_per_sample(self):
+        return self.seconds / self.example.samples
+
+
+def activation_bytes(stages, result, microbatch_size, itemsize=4):
+    """Bytes of activations the busiest stage of ``result`` held at its peak."""
+    return max(held * stages.activation_floats(s) * microbatch_size * itemsize
+               for s, held in enumerate(result.peak_held))
+
+
+def sweep(stages, X, y, names=("gpipe", "1f1b"), ms=(1, 4, 16), repeats=3):
+    """{name: [Point for each m]} on ``stages`` with the batch (X, y); see the module doc."""
+    repeats = check_count("repeats", repeats, what="runs per point")
+    out = {name: [] for name in names}
+    with Progress(f"pipeline sweep: {len(names)} schedules x {len(ms)} micro-batch counts",
+                  total=len(names) * len(ms)) as progress:
+        for name in names:
+            for m in ms:
+                plan = schedule(name, len(stages), m)
+                parts = microbatches(X, y, m)
+                runs = []
+                for _ in range(repeats):
+                    runs.append(run(stages, plan, parts, update=None))
+                    stages.zero_grad()
+                alone = run(stages, plan, parts, update=None, concurrent=False)
+                stages.zero_grad()
+                took = {t.task: t.end - t.start for t in alone.timings}
+                out[name].append(Point(
+                    name, m, float(np.median([r.seconds for r in runs])),
+                    float(np.median([r.bubble for r in runs])),
+                    replay_bubble(plan, replay(plan, took.__getitem__)),
+                    activation_bytes(stages, runs[-1], len(X) // m), runs[-1]))
+                progress.advance(f"{name}, m={m}")
+    return out
