@@ -66,6 +66,14 @@ def staleness_lr(lr, staleness):                                      # 09_async
     return lr / max(1, staleness)
 
 
+def gpipe_schedule(stages, microbatches):                             # 10_model_parallel
+    p, m = stages, microbatches
+    tasks = [(s + i, s, i, "F") for s in range(p) for i in range(m)]   # forwards: a wave
+    tasks += [(m + p - 1 + (p - 1 - s) + (m - 1 - i), s, i, "B")     # backwards: reversed
+              for s in range(p) for i in range(m)]
+    return tasks
+
+
 GIVEAWAYS = {
     "piecewise_constant_lr": ("step>=bforbinboundaries", "bisect_right(boundaries,step)",
                               "values[reached]"),
@@ -78,4 +86,5 @@ GIVEAWAYS = {
     "step_batch": ("step(2*b)", "step(W*b)", "totalbatchW*b", "returnnum_workers*"),
     "trust_ratio": ("eta*w_norm/(g_norm+wd*w_norm)",),
     "staleness_lr": ("max(1,staleness)", "max(1,tau)", "freshonestoo"),
+    "gpipe_schedule": ("(s+i,s,i,\"F\")", "m+p-1+(p-1-s)+(m-1-i)"),
 }

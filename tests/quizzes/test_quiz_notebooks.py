@@ -1,6 +1,6 @@
 """The notebooks show quizzes without their answers.
 
-Each notebook 01-09 has one quiz cell, ``quiz_for("topic")`` with its source collapsed;
+Each notebook after 00_setup has one quiz cell, ``quiz_for("topic")`` with its source collapsed;
 no cell types a question out, and nothing saved in a notebook (sources, outputs, widget
 state) contains an explanation, which would give the answer away.
 """
@@ -16,7 +16,7 @@ from tutorial.quizzes import QUIZZES
 
 QUIZ_CELL = re.compile(r'from tutorial\.viz\.quiz import quiz_for\n+quiz_for\("(\w+)"\)')
 PATHS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
-WITH_QUIZ = [p for p in PATHS if "01" <= p.name[:2] <= "09"]
+WITH_QUIZ = [p for p in PATHS if p.name[:2] != "00"]   # every notebook after the setup
 
 
 def quiz_cells(nb):

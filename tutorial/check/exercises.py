@@ -48,6 +48,7 @@ EXERCISES = (
     Exercise("07_parameter_server", "step_batch", "distributed", "check_step_batch"),
     Exercise("08_large_batch", "trust_ratio", "large_batch", "check_trust_ratio"),
     Exercise("09_async_sgd", "staleness_lr", "distributed", "check_staleness_lr"),
+    Exercise("10_model_parallel", "gpipe_schedule", "pipeline", "check_gpipe"),
 )
 
 

@@ -5,9 +5,9 @@ The learner writes ``gpipe_schedule(stages, microbatches)`` returning a list of
 case below, each task runs once, no stage runs two tasks at one tick, every task waits
 for its inputs (:func:`tutorial.parallel.pipeline.schedules.problems`), every stage runs
 all its forwards before its backwards, and the step takes no more ticks than GPipe
-needs. Typical mistakes are data (:data:`MISTAKES`, each a test on the answer's tasks):
-the checker names the first one the answer makes; otherwise it reports the first problem
-it finds.
+needs. Typical mistakes are data (:data:`MISTAKES`, each a wrong answer written as
+code): the checker names the one whose tasks the answer gives; otherwise it names the
+first symptom of one it shows (:data:`SYMPTOMS`), or the first problem it finds.
 
 >>> from tutorial.parallel.pipeline.schedules import gpipe
 >>> check_gpipe(lambda p, m: [(t.tick, t.stage, t.microbatch, t.kind)
@@ -22,6 +22,7 @@ import math
 import numbers
 
 from tutorial.check.feedback import Verdict, checker
+from tutorial.check.mistakes import Mistake
 from tutorial.parallel.pipeline import schedules as sch
 
 CASES = ((2, 2), (3, 4), (4, 8), (1, 3), (4, 1))
@@ -47,28 +48,45 @@ def _backward_from_stage_zero(rows, p, m):  # runs the backward pass the wrong w
                for i in range(m) if p > 1)
 
 
-MISTAKES = (   # (what the answer does, detects(rows, p, m) on some case, what to say)
-    ("forwards only", lambda rows, p, m: all(r[3] == "F" for r in rows),
-     "your schedule never runs a backward. GPipe's step is all the forwards, then all the "
-     "backwards, and the backward of a micro-batch runs on every stage too."),
-    ("same tick on two stages", _same_tick_on_two_stages,
-     "a stage starts a micro-batch's forward at the same tick as the stage before it, but "
-     "its input is that stage's output, which is not there yet. A forward can start only "
-     "once the stage before has finished the same micro-batch."),
-    ("backward from stage 0", _backward_from_stage_zero,
-     "your backward pass runs on stage 0 before stage 1. The gradient flows the other way: "
-     "the last stage computes the loss, so it runs a micro-batch's backward first, and stage "
-     "s can run it only after stage s + 1 has."),
-    ("naive", lambda rows, p, m: p > 1 and m > 1 and rows == _rows(sch.naive(p, m)),
-     "your schedule is valid, but it is the naive one: each micro-batch goes through all "
-     "stages, forward and backward, before the next one starts, so at most one stage works "
-     "at any tick. In GPipe stage 0 starts the next forward as soon as it has finished one."),
-    ("1F1B", lambda rows, p, m: p > 1 and m > 1 and rows == _rows(sch.one_f_one_b(p, m)),
-     "your schedule is valid and as short as GPipe's, but it is 1F1B: stages run some "
-     "backwards before all their forwards. GPipe runs every forward of the step first."),
-    ("ticks from 1", lambda rows, p, m: min(r[0] for r in rows) >= 1,
-     "your first task runs at tick 1 or later. Ticks count from 0 here, like Python's "
-     "indices, and stage 0 has nothing to wait for."),
+def _tasks(plan, shift=0):
+    return [(t.tick + shift, t.stage, t.microbatch, t.kind) for t in plan.tasks]
+
+
+MISTAKES = (   # typical wrong answers, each named when an answer gives exactly its tasks
+    Mistake("forwards only",
+            "your schedule never runs a backward. GPipe's step is all the forwards, then all "
+            "the backwards, and the backward of a micro-batch runs on every stage too.",
+            lambda p, m: [(s + i, s, i, "F") for s in range(p) for i in range(m)]),
+    Mistake("same tick on two stages",
+            "a stage starts a micro-batch's forward at the same tick as the stage before it, "
+            "but its input is that stage's output, which is not there yet.",
+            lambda p, m: [(i, s, i, "F") for s in range(p) for i in range(m)]
+            + [(m + (p - 1 - s) + (m - 1 - i), s, i, "B") for s in range(p) for i in range(m)]),
+    Mistake("backward from stage 0",
+            "your backward pass runs on stage 0 before stage 1. The gradient flows the other "
+            "way: the last stage computes the loss, so it runs a micro-batch's backward first.",
+            lambda p, m: [(s + i, s, i, "F") for s in range(p) for i in range(m)]
+            + [(m + p - 1 + s + (m - 1 - i), s, i, "B") for s in range(p) for i in range(m)]),
+    Mistake("naive",
+            "your schedule is valid, but it is the naive one: each micro-batch goes through "
+            "all stages, forward and backward, before the next one starts. In GPipe stage 0 "
+            "starts the next forward as soon as it has finished one.",
+            lambda p, m: _tasks(sch.naive(p, m))),
+    Mistake("1F1B",
+            "your schedule is valid and as short as GPipe's, but it is 1F1B: stages run some "
+            "backwards before all their forwards. GPipe runs every forward of the step first.",
+            lambda p, m: _tasks(sch.one_f_one_b(p, m))),
+    Mistake("ticks from 1",
+            "your first task runs at tick 1. Ticks count from 0 here, like Python's indices, "
+            "and stage 0 has nothing to wait for.",
+            lambda p, m: _tasks(sch.gpipe(p, m), shift=1)),
+)
+
+SYMPTOMS = (   # what a partly wrong answer shows: (detects(rows, p, m) on some case, message)
+    (lambda rows, p, m: all(r[3] == "F" for r in rows), MISTAKES[0].explain),
+    (_same_tick_on_two_stages, MISTAKES[1].explain),
+    (_backward_from_stage_zero, MISTAKES[2].explain),
+    (lambda rows, p, m: min(r[0] for r in rows) >= 1, MISTAKES[5].explain),
 )
 
 
@@ -134,6 +152,8 @@ def check_gpipe(gpipe_schedule):
     for p, m in CASES:
         try:
             value = gpipe_schedule(p, m)
+        except NotImplementedError:                # the stub: the guard says "not written"
+            raise
         except Exception as error:                 # the learner's code may raise anything
             return Verdict(False, f"Not yet: gpipe_schedule({p}, {m}) raised "
                                   f"{type(error).__name__}: {error}.")
@@ -143,7 +163,10 @@ def check_gpipe(gpipe_schedule):
         if len(rows) != len(set(rows)):
             return Verdict(False, f"Not yet: gpipe_schedule({p}, {m}) lists a task twice.")
         rows_by_case[p, m] = set(rows)
-    for name, detects, message in MISTAKES:
+    for mistake in MISTAKES:
+        if all(set(mistake.answer(p, m)) == rows for (p, m), rows in rows_by_case.items()):
+            return mistake.verdict()
+    for detects, message in SYMPTOMS:
         if any(detects(rows, p, m) for (p, m), rows in rows_by_case.items()):
             return Verdict(False, "Not yet: " + message)
     problem = _verdict_for(rows_by_case)

@@ -7,26 +7,28 @@ The notes print the last batch option as "2034 nodes each with a node batch size
 from tutorial.quizzes.async_sgd import ISSUES
 from tutorial.quizzes.question import Question, Quiz, right, wrong
 
+DATA_OR_MODEL = Question(
+    "Which of the following characteristics are true of a data-parallel approach?", [
+        right("The algorithm distributes the data between various cores",
+              "The definition: the same model on every core (node), a different part of "
+              "the data on each; they then exchange their gradients."),
+        wrong("Each core is responsible for estimating different parameter(s)",
+              "That is model parallelism, in the lecture's words: 'each node is "
+              "responsible for estimating different parameters'. In data parallelism "
+              "every core estimates all of them."),
+        right("A data-parallel approach is useful when there are smaller number of "
+              "nodes in the cluster",
+              "Every node exchanges a gradient as large as the model at every step; "
+              "with few nodes that traffic stays small next to the computation."),
+        wrong("A data-parallel approach is useful when the number of parameters to be "
+              "estimated is large",
+              "Each step moves one gradient value per parameter between the nodes, so "
+              "many parameters mean much communication. The lecture: data parallelism "
+              "is better for networks with few weights, like GoogLeNet."),
+    ])
+
 QUIZ = Quiz("Data parallelism", [
-    Question(
-        "Which of the following characteristics are true of a data-parallel approach?", [
-            right("The algorithm distributes the data between various cores",
-                  "The definition: the same model on every core (node), a different part of "
-                  "the data on each; they then exchange their gradients."),
-            wrong("Each core is responsible for estimating different parameter(s)",
-                  "That is model parallelism, in the lecture's words: 'each node is "
-                  "responsible for estimating different parameters'. In data parallelism "
-                  "every core estimates all of them."),
-            right("A data-parallel approach is useful when there are smaller number of "
-                  "nodes in the cluster",
-                  "Every node exchanges a gradient as large as the model at every step; "
-                  "with few nodes that traffic stays small next to the computation."),
-            wrong("A data-parallel approach is useful when the number of parameters to be "
-                  "estimated is large",
-                  "Each step moves one gradient value per parameter between the nodes, so "
-                  "many parameters mean much communication. The lecture: data parallelism "
-                  "is better for networks with few weights, like GoogLeNet."),
-        ]),
+    DATA_OR_MODEL,
     Question(
         "You are training a model on multiple nodes and have set your total batch size to "
         "be 1024. You are now trying to decide node batch sizes and the number of nodes to "

@@ -16,4 +16,6 @@ that only draws it; callbacks look things up, they never recompute.
 - ``sweep_view``         the large-batch sweep revealed one batch size at a time
 - ``straggler_model``    sync against async SGD under one straggler, every slowdown computed once
 - ``straggler_view``     the straggler slider: who waits in sync SGD, what async pays instead
+- ``pipeline_plots``     Gantt charts of pipeline schedules, and the micro-batch sweep
+- ``pipeline_anim``      the pipeline schedules animated (Play, stages, micro-batches)
 """

@@ -15,5 +15,4 @@ One idea per file:
                            arrives, against the synchronous pipeline and plain SGD
 - ``synthetic_gradients``  a stage that updates from a learned gradient predictor
 - ``data_or_model``        bytes and seconds of data against model parallelism
-- ``quiz_data``            the notebook's quiz, as data
 """

@@ -2,7 +2,7 @@
 
 A network is a list of :class:`Layer` (parameters, numbers it outputs per sample,
 forward operations per sample); :func:`dense_stack` and :func:`conv_stack` build the
-two shapes the transcript contrasts: fully connected layers have many weights and small
+two shapes the lecture contrasts: fully connected layers have many weights and small
 outputs, convolutions (GoogLeNet) few weights and large outputs. With a batch of B
 samples on N devices that compute ``flops`` operations per second, links of latency
 ``alpha`` and ``1 / beta`` bytes per second, 4-byte numbers, and a backward pass that costs

@@ -1,6 +1,6 @@
 """A network cut into stages, each stage's parameters on its own device.
 
-Model parallelism as the transcript defines it: every device holds *different*
+Model parallelism as the lecture defines it: every device holds *different*
 parameters and sees the same data. A ``gluon.nn.Sequential`` of layers is cut into p
 contiguous stages (balanced by parameter count) and stage s's parameters move to
 ``devices[s]``. The forward pass copies each stage's output to the next device; the

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bounded import within
-from instructor.solutions_pipeline import gpipe_schedule
+from instructor.solutions import gpipe_schedule
 from tutorial.check.feedback import Verdict
 from tutorial.check.pipeline import check_gpipe
 from tutorial.parallel.pipeline import schedules as sch
