@@ -44,6 +44,7 @@ LIVE_SLIDES = (
     LiveSlide("allreduce", "Summing gradients", ".allreduce-network-play button",
               ".allreduce-network-time .widget-readout"),
     LiveSlide("sweep", "steps to a target", ".sweep-play button", ".sweep-shown .widget-readout"),
+    LiveSlide("pipeline", "tick by tick", ".pipeline-play button", ".pipeline-tick .widget-readout"),
 )
 
 

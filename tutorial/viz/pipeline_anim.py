@@ -83,7 +83,8 @@ def render(frames, tick):
         caption += f" = (p&minus;1)/(m+p&minus;1) = {p - 1}/{m + p - 1}"
     return (f"<div data-tick='{tick}' style='margin:4px 0 10px 0'>"
             f"<div style='font:13px sans-serif'>{caption}</div>"
-            f"<table style='border-collapse:separate;border-spacing:1px;table-layout:fixed'>"
+            f"<table style='border-collapse:separate;border-spacing:1px;table-layout:fixed;"
+            f"margin:0'>"
             f"{''.join(rows)}</table></div>")
 
 
@@ -108,6 +109,8 @@ def pipeline_animation(model=None, stages=4, microbatches=8, interval_ms=400):
     play = w.Play(value=0, min=0, max=1, interval=interval_ms, description="Play")
     tick = w.IntSlider(value=0, min=0, max=1, description="tick", style=wide)
     w.jslink((play, "value"), (tick, "value"))
+    play.add_class("pipeline-play")                     # for a browser test to find
+    tick.add_class("pipeline-tick")
     views = {name: w.HTML() for name in names}          # built once; draw() sets their value
     panels = w.VBox()
     shown = {}
