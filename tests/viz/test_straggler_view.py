@@ -6,6 +6,7 @@ import re
 import numpy as np
 import pytest
 
+from forbid import forbid
 from tutorial.parallel import async_sgd
 from tutorial.viz import straggler_model as sm
 from tutorial.viz import straggler_view as sv
@@ -65,15 +66,8 @@ def test_bad_settings_are_refused():
 
 def test_the_slider_redraws_from_stored_runs_only(model, monkeypatch):
     view = sv.straggler_view(model, value=1)
-    calls = []
-
-    def counting(*args, **kwargs):
-        calls.append(args)
-        raise AssertionError("a callback simulated")
-
-    for module in (async_sgd, sm):
-        monkeypatch.setattr(module, "simulate", counting)
-    monkeypatch.setattr(sm, "build_straggler_model", counting)
+    calls = forbid(monkeypatch, (async_sgd, "simulate"), (sm, "simulate"),
+                   (sm, "build_straggler_model"))
     before = (view.readout.value, view.schedules.value, view.curves.value)
     view.slider.value = 8
     after = (view.readout.value, view.schedules.value, view.curves.value)

@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from forbid import forbid
 from tutorial.largebatch import critical_batch, experiments, sweep
 from tutorial.largebatch.sweep import SweepPoint
 from tutorial.viz import sweep_view as view
@@ -67,17 +68,8 @@ def test_a_sweep_of_one_batch_size_is_refused():
 
 def test_controls_only_look_points_up(model, monkeypatch):
     widget = view.sweep_view(model)
-    calls = []
-
-    def counting(name):
-        def called(*args, **kwargs):
-            calls.append(name)
-            raise AssertionError(f"a callback called {name}")
-        return called
-
-    for module, name in ((sweep, "batch_size_sweep"), (experiments, "fit_targets"),
-                         (critical_batch, "fit_critical_batch"), (view, "sweep_model")):
-        monkeypatch.setattr(module, name, counting(name))
+    calls = forbid(monkeypatch, (sweep, "batch_size_sweep"), (experiments, "fit_targets"),
+                   (critical_batch, "fit_critical_batch"), (view, "sweep_model"))
     c = widget.controls
     before = widget.picture.value
     for control, value in ((c["shown"], 2), (c["target"], 0.93), (c["shown"], 7)):
