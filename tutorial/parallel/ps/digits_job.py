@@ -31,6 +31,7 @@ class DigitsJob:
     seed: int = 0                       # weights and batch order
     crash_worker: Optional[int] = None  # launch index of a worker that fails on purpose
     crash_after_step: int = 0           # ... right after finishing this step
+    compression_threshold: Optional[float] = None   # 2-bit gradient compression (None: off)
 
     def __post_init__(self):
         object.__setattr__(self, "hidden", tuple(self.hidden))
@@ -58,6 +59,9 @@ def train(job, kvstore, rank, num_workers, worker_index=None, log=print):
 
     ``kvstore``: a kvstore object or name for ``gluon.Trainer`` (``None`` for one
     process). Prints ``step N loss L`` after every step (the launcher reads it).
+    ``job.compression_threshold`` turns on MXNet's 2-bit compression of the gradients the
+    worker pushes (``ps.compressed.PushPullTrainer``); one process sends nothing, so
+    without a kvstore it changes nothing.
     """
     import mxnet as mx
     from mxnet import autograd, gluon
@@ -66,10 +70,15 @@ def train(job, kvstore, rank, num_workers, worker_index=None, log=print):
     from tutorial.parallel.workload import mlp
 
     net = mlp(hidden=job.hidden, seed=job.seed)
-    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": job.learning_rate},
-                            kvstore=kvstore)
-    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     b, total = job.batch_per_worker, num_workers * job.batch_per_worker
+    if job.compression_threshold is not None and kvstore is not None:
+        from tutorial.parallel.ps.compressed import PushPullTrainer
+        trainer = PushPullTrainer(net, kvstore, job.learning_rate, total,
+                                  job.compression_threshold)
+    else:
+        trainer = gluon.Trainer(net.collect_params(), "sgd",
+                                {"learning_rate": job.learning_rate}, kvstore=kvstore)
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     losses = []
     for step, (X, y) in zip(range(1, job.steps + 1), global_batches(job, num_workers)):
         Xr = mx.nd.array(X[rank * b:(rank + 1) * b])
