@@ -102,3 +102,11 @@ def test_a_batch_that_does_not_split_evenly_is_refused():
     X, y = next(JOB.batches())
     with pytest.raises(ValueError, match="multiple of 4"):
         workers.step(X[:30], y[:30])
+
+
+@pytest.mark.parametrize("kwargs, message", [(dict(workers=0), "workers must be a whole number"),
+                                             (dict(steps=2.5), "steps must be a whole number"),
+                                             (dict(learning_rate=0.0), "learning_rate")])
+def test_a_scaling_job_refuses_bad_sizes(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        ScalingJob(**kwargs)
