@@ -32,8 +32,9 @@ from tutorial.parallel.ps.rundir import run_directory
 from tutorial.validate import check_count, check_range
 
 # Lines a rank prints when ANOTHER rank died: never the first cause of a failure.
-_AFTERMATH = ("HorovodInternalError", "Connection closed by peer", "Connection reset",
-              "Broken pipe", "gloo")
+_AFTERMATH = ("Horovod has been shut down", "HorovodInternalError", "Connection closed by peer",
+              "Connection reset", "Broken pipe", "gloo")
+CAUSE_GRACE = 3.0      # seconds to wait for the rank that caused a failure to exit too
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,12 +101,23 @@ def run_horovod(worker_argv, num_ranks=2, timeout=120.0, port=None, run_dir=None
     return HorovodResult(ranks, where if run_dir is not None else None, seconds, command)
 
 
-def _culprit(failed):
-    """The rank that failed first of its own accord, not because another one died."""
-    def aftermath(node):
-        tail = node.log().strip().splitlines()[-3:]
-        return any(word in line for line in tail for word in _AFTERMATH)
-    return sorted(failed, key=aftermath)[0]
+def _aftermath(node):
+    tail = node.log().strip().splitlines()[-3:]
+    return any(word in line for line in tail for word in _AFTERMATH)
+
+
+def _culprit(nodes, grace=CAUSE_GRACE):
+    """The failed rank that failed of its own accord, not because another one died.
+
+    When a rank crashes, the others fail in their next allreduce, often first: wait up
+    to ``grace`` seconds for a failed rank whose log does not just report that."""
+    deadline = time.monotonic() + grace
+    while True:
+        failed = [n for n in nodes if n.popen.poll() not in (None, 0)]
+        causes = [n for n in failed if not _aftermath(n)]
+        if causes or time.monotonic() > deadline:
+            return (causes or failed)[0]
+        time.sleep(0.05)
 
 
 def _supervise(worker_argv, envs, run_dir, timeout, poll, on_poll):
@@ -118,8 +130,7 @@ def _supervise(worker_argv, envs, run_dir, timeout, poll, on_poll):
         while True:
             failed = [n for n in nodes if n.popen.poll() not in (None, 0)]
             if failed:
-                time.sleep(min(0.5, timeout))        # let a crash's victims show themselves
-                first = _culprit([n for n in nodes if n.popen.poll() not in (None, 0)])
+                first = _culprit(nodes)
                 _stop(nodes, group)
                 raise ClusterError(failure_message(first, [n for n in nodes if n is not first],
                                                    run_dir), [n.popen.pid for n in nodes])
