@@ -99,12 +99,17 @@ def _own_ring(job, num_workers):
     return [p.data().asnumpy() for p in net.collect_params().values()], seconds, accuracy
 
 
-def side_by_side(job, num_workers=2, num_servers=1, timeout=120.0, engines=ENGINES):
-    """One :class:`Row` per engine in ``engines``, each running ``job`` on ``num_workers``."""
+def side_by_side(job, num_workers=2, num_servers=1, timeout=120.0, engines=ENGINES,
+                 done=None):
+    """One :class:`Row` per engine in ``engines``, each running ``job`` on ``num_workers``.
+
+    ``done``: {engine: its WorkerRuns of this job} already measured, not run again (a
+    notebook that has just trained the job with Horovod passes those runs).
+    """
     from tutorial.parallel.hvd.train import train_with_horovod
     from tutorial.parallel.ps.train import (max_relative_difference, train_on_cluster,
                                             train_single_process)
-    unknown = [e for e in engines if e not in ENGINES]
+    unknown = [e for e in [*engines, *(done or {})] if e not in ENGINES]
     if unknown:
         raise ValueError(f"unknown engines {unknown}: choose from {', '.join(ENGINES)}")
     reference = train_single_process(job, num_workers)["params"]
@@ -119,11 +124,13 @@ def side_by_side(job, num_workers=2, num_servers=1, timeout=120.0, engines=ENGIN
                             max(sent), sum(sent), max_relative_difference(params, reference),
                             accuracy))
             continue
+        runs = (done or {}).get(engine)
         if engine == "ps-lite dist_sync":
-            runs = train_on_cluster(job, "dist_sync", num_workers, num_servers, timeout=timeout)
+            runs = runs or train_on_cluster(job, "dist_sync", num_workers, num_servers,
+                                            timeout=timeout)
             processes = num_workers + num_servers
         else:
-            runs = train_with_horovod(job, num_workers, timeout=timeout)
+            runs = runs or train_with_horovod(job, num_workers, timeout=timeout)
             processes = num_workers
         traffic = formula_bytes(engine, nbytes, num_workers, num_servers)
         rows.append(Row(engine, processes, _median_step(runs), *traffic,
