@@ -40,3 +40,11 @@ def test_the_bytes_question_is_the_notebooks_mlp():
 
 def test_the_vote_question_is_the_majority_vote():
     assert majority_vote([[1.0], [2.0], [-1.0], [-3.0]]).tolist() == [0.0]
+
+
+def test_the_ring_question_is_the_side_by_side_formulas():
+    from tutorial.parallel.hvd.side_by_side import formula_bytes
+    M = 19240
+    assert formula_bytes("ps-lite dist_sync", M, 16, num_servers=1)[1] == 16 * M
+    assert formula_bytes("Horovod ring", M, 16)[1] == round(2 * 15 / 16 * M) < 2 * M
+    assert formula_bytes("ps-lite dist_sync", M, 16, num_servers=1)[0] == M

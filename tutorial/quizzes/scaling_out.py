@@ -1,13 +1,14 @@
 """Quiz: scaling out with less communication. Local and post-local SGD are the lecture's
 last slide ("giving up consistency between model parameters across different workers
 after each update"; "combining coupled global SGD and decoupled local SGD"); the others
-ask what the notebook computes, and their numbers are checked against the library
+ask what the notebook computes (the ring's bytes: the deck's "Baidu uses this ... efficient
+use of bandwidth"), and their numbers are checked against the library
 (``tests/quizzes/test_scaling_out_quiz.py``).
 """
 
 from tutorial.quizzes.question import Question, Quiz, right, wrong
 
-QUIZ = Quiz("Scaling out: local SGD and gradient compression", [
+QUIZ = Quiz("Scaling out: local SGD, gradient compression and Horovod's ring", [
     Question(
         "K workers run local SGD with H = 1 (they average their weights after every step), "
         "each on its own b samples, with plain SGD. This is ...", [
@@ -68,6 +69,18 @@ QUIZ = Quiz("Scaling out: local SGD and gradient compression", [
                   "The server adds all four signs."),
             wrong("-lr * (mean gradient)",
                   "The vote sends only signs; magnitudes never leave the workers."),
+        ]),
+    Question(
+        "16 workers exchange gradients of M bytes every step. Per step, ...", [
+            right("the server of a one-server parameter server sends 16 M",
+                  "It sends the new weights back to each of the 16 workers: W M / S."),
+            right("a Horovod rank sends 2 x 15/16 M, less than 2 M however many ranks there are",
+                  "Ring allreduce: (W - 1)/W M in the reduce-scatter, as much in the allgather."),
+            wrong("a Horovod rank sends 16 M",
+                  "No rank sends to every other; each sends chunks of M/W to its neighbour, "
+                  "2 (W - 1) times."),
+            wrong("a parameter-server worker sends 16 M",
+                  "A worker pushes its own M; it is the server that serves all 16."),
         ]),
     Question(
         "Which of these reduce what the workers send per step, for the same number of steps?", [
