@@ -14,6 +14,8 @@ import pytest
 
 from test_cluster import REPO, wait_until_gone
 
+pytestmark = pytest.mark.slow     # starts processes
+
 SLEEPER = ("import os, pathlib, sys, time\n"
            "pathlib.Path(sys.argv[1]).write_text(str(os.getpid()))\n"
            "time.sleep(600)")
