@@ -64,7 +64,7 @@ def failure_message(node, others, run_dir):
     text = node.log()
     steps = _STEP.findall(text)
     when = f"after step {steps[-1]}" if steps else "before finishing its first step"
-    when = when if node.role == "worker" else "while the workers ran"
+    when = "while the workers ran" if node.role in ("scheduler", "server") else when
     if getattr(node, "host", None) is not None and (node.popen.returncode < 0
                                                     or node.popen.returncode == 255):
         return _lost_host_message(node, others, when, run_dir)
