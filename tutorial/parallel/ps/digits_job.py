@@ -17,6 +17,7 @@ True
 
 import dataclasses
 import json
+import time
 from typing import Optional, Tuple
 
 import numpy as np
@@ -70,7 +71,7 @@ def train(job, kvstore, rank, num_workers, worker_index=None, log=print):
                             kvstore=kvstore)
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     b, total = job.batch_per_worker, num_workers * job.batch_per_worker
-    losses = []
+    losses, step_seconds, last = [], [], time.perf_counter()
     for step, (X, y) in zip(range(1, job.steps + 1), global_batches(job, num_workers)):
         Xr = mx.nd.array(X[rank * b:(rank + 1) * b])
         yr = mx.nd.array(y[rank * b:(rank + 1) * b])
@@ -78,7 +79,10 @@ def train(job, kvstore, rank, num_workers, worker_index=None, log=print):
             loss = loss_fn(net(Xr), yr)
         loss.backward()
         trainer.step(total)                 # the TOTAL batch over all workers
-        losses.append(float(loss.mean().asscalar()))
+        losses.append(float(loss.mean().asscalar()))          # waits for the step
+        now = time.perf_counter()
+        step_seconds.append(now - last)
+        last = now
         log(f"step {step} loss {losses[-1]:.4f}")
         if worker_index is not None and worker_index == job.crash_worker \
                 and step == job.crash_after_step:
@@ -87,4 +91,4 @@ def train(job, kvstore, rank, num_workers, worker_index=None, log=print):
     X, y = load_digits()
     accuracy = float((net(mx.nd.array(X)).argmax(axis=1).asnumpy() == y).mean())
     return {"rank": rank, "num_workers": num_workers, "losses": losses, "accuracy": accuracy,
-            "params": [p.data().asnumpy() for p in net.collect_params().values()]}
+            "step_seconds": step_seconds, "params": [p.data().asnumpy() for p in net.collect_params().values()]}

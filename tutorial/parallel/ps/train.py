@@ -45,6 +45,7 @@ class WorkerRun:
     params: List[np.ndarray]   # its final weights, in net.collect_params() order
     log: str
     seconds: float
+    step_seconds: List[float] = ()   # wall time of each step, as the worker measured it
 
 
 def train_on_cluster(job, kvstore="dist_sync", num_workers=None, num_servers=None,
@@ -112,7 +113,8 @@ def _read_run(w, where):
     with np.load(where / f"worker{w.index}.npz") as npz:
         params = [npz[f"arr_{i}"] for i in range(len(npz.files))]
     r = w.result
-    return WorkerRun(w.index, r["rank"], r["losses"], r["accuracy"], params, w.log, r["seconds"])
+    return WorkerRun(w.index, r["rank"], r["losses"], r["accuracy"], params, w.log, r["seconds"],
+                     r.get("step_seconds", []))
 
 
 def train_single_process(job, num_workers):
