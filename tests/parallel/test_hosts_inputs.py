@@ -7,7 +7,8 @@ import pytest
 
 from tutorial.parallel.hosts.hostlist import Host, format_hosts, parse_hosts, total_slots
 from tutorial.parallel.hosts.placement import place
-from tutorial.parallel.hosts.remote import check_template, remote_argv, shell_command
+from tutorial.parallel.hosts.remote import (check_interface, check_template, is_local,
+                                            remote_argv, shell_command, template_for)
 from tutorial.parallel.ps.train import train_on_cluster
 
 
@@ -105,3 +106,15 @@ def test_host_options_without_hosts_are_refused():
     with pytest.raises(TypeError, match=r"unexpected argument\(s\) \['interfaces'\]"):
         train_on_cluster(object.__new__(type("J", (), {"to_json": None})), hosts="a:1",
                          interfaces="eth0")
+
+
+@pytest.mark.parametrize("interface", ["", "eth0 eth1", "a/b", "x" * 16, 3, None])
+def test_bad_interface_names_are_refused(interface):
+    with pytest.raises(ValueError, match="interface must be a network interface's name"):
+        check_interface(interface)
+
+
+def test_this_machine_is_local_and_a_documentation_address_is_not():
+    assert is_local("127.0.0.1") and not is_local("192.0.2.1")
+    assert template_for("127.0.0.1", "ssh {host} {command}") == "sh -c {command}"
+    assert template_for("192.0.2.1", "ssh {host} {command}") == "ssh {host} {command}"

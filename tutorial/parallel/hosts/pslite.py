@@ -13,27 +13,23 @@ process stopped, the failing one named), with three differences:
   and workers listen on ports ps-lite picks).
 
 Before anything starts, every host is asked to run Python in the course's folder, so a
-host that is down, refuses ssh, or lacks the course is named at once.
+host that is down, refuses ssh, or lacks the course is named at once. A host whose address
+belongs to this machine runs its processes here, without ssh (as ``horovodrun`` does).
 """
 
-import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 from tutorial.parallel.hosts import results
 from tutorial.parallel.hosts.hostlist import parse_hosts
 from tutorial.parallel.hosts.placement import place
-from tutorial.parallel.hosts.remote import (SSH, check_template, remote_argv, shell_command,
-                                            tethered)
+from tutorial.parallel.hosts.remote import (SSH, check_interface, check_template, probe,
+                                            remote_start)
 from tutorial.parallel.ps.cluster import (REPO_ROOT, SERVER_ARGV, ClusterResult, WorkerResult,
-                                          _child_setup, _Node, _read_result, dmlc_env,
-                                          log_path, supervise)
-from tutorial.parallel.ps.diagnosis import ClusterError
+                                          _read_result, dmlc_env, supervise)
 from tutorial.parallel.ps.rundir import run_directory
 from tutorial.validate import check_range
 
 DEFAULT_PORT = 9091          # what MXNet's tools/launch.py uses
-PROBE_SECONDS = 30.0
 
 
 def run_cluster_on_hosts(worker_argv, hosts, num_workers=None, num_servers=None, timeout=120.0,
@@ -58,10 +54,8 @@ def run_cluster_on_hosts(worker_argv, hosts, num_workers=None, num_servers=None,
     if not isinstance(port, int) or isinstance(port, bool) or not 1024 <= port <= 65535:
         raise ValueError(f"port must be a whole number from 1024 to 65535 (the scheduler's port "
                          f"on {hosts[0].address}), got {port!r}")
-    if interface is not None and (not isinstance(interface, str) or not interface.isprintable()
-                                  or not interface or " " in interface):
-        raise ValueError(f"interface must be a network interface's name such as 'eth0' or "
-                         f"'ens5' (`ip addr` lists them), got {interface!r}")
+    if interface is not None:
+        check_interface(interface)
     check_template(template)
     python, remote_dir = python or sys.executable, str(remote_dir or REPO_ROOT)
     workers = sum(r.role == "worker" for r in rows)
@@ -82,53 +76,9 @@ def run_cluster_on_hosts(worker_argv, hosts, num_workers=None, num_servers=None,
             argv = worker_argv if row.role == "worker" else server_argv
             plan.append((row.role, row.index, tuple(argv), env))
             host_of[row.role, row.index] = row.host
-        start = _remote_start(template, python, remote_dir, host_of)
+        start = remote_start(template, python, remote_dir, host_of)
         done, seconds = supervise(plan, start, timeout, where, poll, on_poll)
-        logs = [results.unpack(w.log, where, w.index) for w in done]   # writes the files
+        logs = [results.unpack(w.log, where, f"worker{w.index}") for w in done]
         done = tuple(WorkerResult(w.index, log, _read_result(where, w.index))
                      for w, log in zip(done, logs))
     return ClusterResult(done, where if run_dir is not None else None, seconds)
-
-
-def _remote_start(template, python, remote_dir, host_of):
-    """A ``start`` for ``supervise``: the process runs on its host, tethered to a pipe."""
-    def start(role, index, argv, env, run_dir, group):
-        host = host_of[role, index]
-        command = shell_command(tethered(python, [python, "-u", *argv]), env, remote_dir)
-        path = log_path(run_dir, role, index)
-        with open(path, "wb") as log:
-            popen = subprocess.Popen(remote_argv(template, host, command), cwd=run_dir,
-                                     stdout=log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.PIPE, preexec_fn=_child_setup(group))
-        return _Node(role, index, popen, path, host)
-    return start
-
-
-def probe(hosts, template, python, remote_dir, seconds=PROBE_SECONDS):
-    """Ask every host at once to start Python in the course's folder; ClusterError if one fails."""
-    command = shell_command([python, "-c", "import tutorial.parallel.hosts"],
-                            {"PYTHONPATH": remote_dir}, remote_dir)
-
-    def ask(host):
-        argv = remote_argv(template, host.address, command)
-        try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds,
-                                  stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            return f"did not answer within {seconds:g} s"
-        except OSError as error:
-            return f"could not be reached: {argv[0]!r} failed to start ({error.strerror})"
-        if done.returncode != 0:
-            said = (done.stderr.strip() or done.stdout.strip() or "nothing").splitlines()[-1]
-            return f"failed (exit code {done.returncode}): {said[:300]}"
-        return None
-
-    with ThreadPoolExecutor(max_workers=len(hosts)) as pool:
-        answers = list(pool.map(ask, hosts))
-    bad = [(h.address, a) for h, a in zip(hosts, answers) if a is not None]
-    if bad:
-        where = "; ".join(f"host {address} {answer}" for address, answer in bad)
-        raise ClusterError(
-            f"{where}. Nothing was started. Each host must run `{command}` through the template "
-            f"{template!r}: check that `ssh HOST true` works without a password, and that "
-            f"{python} and the course's folder {remote_dir} exist on every host.")

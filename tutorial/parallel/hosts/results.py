@@ -1,7 +1,7 @@
 """A worker's result, sent back through its log: another machine's files stay on it.
 
-On one machine a worker writes ``worker{i}.json`` and ``worker{i}.npz`` into the run
-folder. A worker on another host has no such folder, so it prints the same result as one
+On one machine a worker writes ``worker{i}.json`` and ``worker{i}.npz`` (a Horovod rank
+``rank{r}.*``) into the run folder. A worker on another host has no such folder, so it prints the same result as one
 line, ``result-base64 {...}`` (the JSON with the weights' ``.npz`` in base64); the line
 comes back over ssh into its local log, and :func:`unpack` writes the two files where a
 local worker would have, and takes the line out of the log.
@@ -9,7 +9,7 @@ local worker would have, and takes the line out of the log.
 >>> import numpy as np, tempfile, pathlib
 >>> line = result_line({"rank": 1}, [np.arange(3.0)])
 >>> where = pathlib.Path(tempfile.mkdtemp())
->>> unpack("step 1 loss 0.5\\n" + line + "\\n", where, 0)
+>>> unpack("step 1 loss 0.5\\n" + line + "\\n", where, "worker0")
 'step 1 loss 0.5\\n'
 >>> np.load(where / "worker0.npz")["arr_0"], (where / "worker0.json").read_text()
 (array([0., 1., 2.]), '{"rank": 1}')
@@ -32,12 +32,15 @@ def result_line(out, params):
                                 "npz": base64.b64encode(buffer.getvalue()).decode("ascii")})
 
 
-def unpack(log, run_dir, index):
-    """Write worker ``index``'s result files from its log's result line; the log without it."""
+def unpack(log, run_dir, stem):
+    """Write ``{stem}.json`` and ``{stem}.npz`` from the log's result line; the log without it.
+
+    ``stem``: ``worker{i}`` for a parameter-server worker, ``rank{r}`` for a Horovod rank.
+    """
     lines = log.splitlines(keepends=True)
     found = [ln for ln in lines if ln.startswith(PREFIX)]
     if found:
         data = json.loads(found[-1][len(PREFIX):])
-        (run_dir / f"worker{index}.npz").write_bytes(base64.b64decode(data["npz"]))
-        (run_dir / f"worker{index}.json").write_text(json.dumps(data["out"]))
+        (run_dir / f"{stem}.npz").write_bytes(base64.b64decode(data["npz"]))
+        (run_dir / f"{stem}.json").write_text(json.dumps(data["out"]))
     return "".join(ln for ln in lines if not ln.startswith(PREFIX))
