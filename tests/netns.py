@@ -3,7 +3,8 @@
 ``Machines(["10.77.0.1", "10.77.0.2"])`` makes a namespace per address, plus one holding
 a bridge (the switch); each machine's end of a veth pair is called ``tut0`` and carries
 its address, the other end is on the bridge. Nothing changes in the host's own network.
-A process runs "on" a machine through the template ``ip netns exec NAME sh -c {command}``.
+A process runs "on" a machine through ``Machines.template`` (``ip netns exec NAME ...``),
+in a UTS namespace of its own whose hostname is the machine's address.
 ``close()`` kills every process left in the namespaces and deletes them.
 
 Needs root and ``ip``; :func:`unavailable` says why not, when not.
@@ -15,6 +16,10 @@ import signal
 import subprocess
 
 INTERFACE = "tut0"
+# ``sh -c HOSTNAME_FIRST COMMAND``: name the machine after {host}, then run COMMAND. Horovod
+# 0.28's Gloo process sets ignore HOROVOD_GLOO_IFACE and bind the address the hostname
+# resolves to; an IPv4 address as hostname resolves to itself.
+HOSTNAME_FIRST = "'hostname {host} && exec sh -c \"$0\"'"
 
 
 def unavailable():
@@ -44,7 +49,10 @@ class Machines:
         self.addresses = list(addresses)
         self.switch = f"{self.prefix}_switch"
         self.names = [f"{self.prefix}_{a}" for a in self.addresses]
-        self.template = f"ip netns exec {self.prefix}_{{host}} sh -c {{command}}"
+        # Each machine also gets a hostname of its own, its address (a UTS namespace), since
+        # Gloo's process sets find their address from the hostname (see HOSTNAME_FIRST).
+        self.template = (f"ip netns exec {self.prefix}_{{host}} unshare --uts sh -c "
+                         f"{HOSTNAME_FIRST} {{command}}")
         try:
             self._build()
         except BaseException:
@@ -66,8 +74,16 @@ class Machines:
             _ip("-n", self.switch, "link", "set", f"port{i}", "master", "br0")
             _ip("-n", self.switch, "link", "set", f"port{i}", "up")
 
+    def name_of(self, address):
+        return f"{self.prefix}_{address}"
+
+    def argv_on(self, address, argv):
+        """``argv`` run on the machine ``address`` (its namespace and hostname)."""
+        return ["ip", "netns", "exec", self.name_of(address), "unshare", "--uts", "sh", "-c",
+                'hostname "$0" && exec "$@"', address, *argv]
+
     def pids(self, address=None):
-        names = self.names if address is None else [f"{self.prefix}_{address}"]
+        names = self.names if address is None else [self.name_of(address)]
         found = []
         for name in names + ([self.switch] if address is None else []):
             done = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True)

@@ -2,14 +2,24 @@
 
 Three namespaces (10.77.0.1-3) joined by a bridge stand in for three machines (see
 tests/netns.py); the template ``ip netns exec ... sh -c {command}`` stands in for ssh.
-A ps-lite ``dist_sync`` job across them must equal one process with the combined batch;
-a host that dies mid-run must be named in the error, and no process may be left in any
-namespace. Needs root and ``ip``: skipped with the reason elsewhere, failed under CI.
+A ps-lite ``dist_sync`` job and a Horovod job across them must each equal one process with
+the combined batch; a host that dies mid-run must be named in the error, and no process
+may be left in any namespace. The Horovod launcher runs on the first "machine", as a
+notebook there would (its rendezvous must be reachable from the others). Needs root and ``ip``: skipped with the reason elsewhere, failed under CI.
 """
 
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 from bounded import within
+from horovod_needed import require_horovod
 from netns import INTERFACE, Machines, skip_or_fail, unavailable
 from tutorial.parallel.ps.cluster import ClusterError
 from tutorial.parallel.ps.digits_job import DigitsJob
@@ -19,6 +29,8 @@ from tutorial.parallel.ps.train import (max_relative_difference, train_on_cluste
 pytestmark = pytest.mark.slow
 ADDRESSES = ["10.77.0.1", "10.77.0.2", "10.77.0.3"]
 JOB = DigitsJob(steps=4, batch_per_worker=16, hidden=(32,))
+REPO = Path(__file__).resolve().parents[2]
+CHILD_TIMEOUT = 120   # seconds; the launchers' own timeouts inside are shorter
 
 
 @pytest.fixture(scope="module")
@@ -84,3 +96,64 @@ def test_without_namespaces_it_skips_here_but_fails_in_ci(monkeypatch):
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="CI is set"):
         skip_or_fail("making network namespaces needs root")
+
+
+def run_on(machines, address, code):
+    """Run ``code`` in a Python on the machine ``address`` (the launcher on the first host,
+    as a notebook there would be); it prints one JSON line last, which we return."""
+    done = subprocess.run(machines.argv_on(address, [sys.executable, "-c", textwrap.dedent(code)]),
+                          cwd=REPO, capture_output=True, text=True, timeout=CHILD_TIMEOUT,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_horovod_across_two_hosts_equals_one_process(machines):
+    require_horovod()
+    out = run_on(machines, ADDRESSES[0], f"""
+        import json
+        from tutorial.parallel.hvd.train import train_with_horovod
+        from tutorial.parallel.ps.digits_job import DigitsJob
+        runs = train_with_horovod(DigitsJob.from_json({JOB.to_json()!r}),
+                                  hosts="{ADDRESSES[0]}:1,{ADDRESSES[1]}:1", interface="tut0",
+                                  template={machines.template!r}, timeout=60)
+        print(json.dumps({{"ranks": [r.rank for r in runs],
+                          "params": [[p.tolist() for p in r.params] for r in runs]}}))
+    """)
+    reference = train_single_process(JOB, num_workers=2)
+    params = [[np.array(p) for p in run] for run in out["params"]]
+    assert out["ranks"] == [0, 1]
+    assert max_relative_difference(params[0], reference["params"]) < 1e-5
+    assert max_relative_difference(params[1], params[0]) == 0.0
+    assert machines.pids() == []
+
+
+def test_a_dead_host_stops_horovod_and_is_named(machines):
+    require_horovod()
+    victim = ADDRESSES[1]
+    job = DigitsJob(steps=400, batch_per_worker=8, hidden=(16,))
+    out = run_on(machines, ADDRESSES[0], f"""
+        import json, os, signal, subprocess
+        from tutorial.parallel.hvd.train import train_with_horovod
+        from tutorial.parallel.ps.digits_job import DigitsJob
+        from tutorial.parallel.ps.diagnosis import ClusterError
+
+        def kill_when_training(steps):
+            if min(steps) >= 2:
+                pids = subprocess.run(["ip", "netns", "pids", {machines.name_of(victim)!r}],
+                                      capture_output=True, text=True).stdout.split()
+                for pid in pids:
+                    os.kill(int(pid), signal.SIGKILL)
+        try:
+            train_with_horovod(DigitsJob.from_json({job.to_json()!r}),
+                               hosts="{ADDRESSES[0]}:1,{victim}:1", interface="tut0",
+                               template={machines.template!r}, timeout=60,
+                               on_poll=kill_when_training)
+            print(json.dumps({{"message": None}}))
+        except ClusterError as error:
+            print(json.dumps({{"message": str(error)}}))
+    """)
+    assert out["message"] is not None
+    assert out["message"].startswith(f"host {victim} looks down or unreachable: rank 1 on "
+                                     f"{victim} was killed by signal SIGKILL")
+    assert machines.pids() == []
