@@ -33,9 +33,9 @@ def parse_hosts(text):
         text = format_hosts(text)
     if not isinstance(text, str):
         raise ValueError(f"hosts must be a string of host:slots separated by commas, {_EXAMPLE}; "
-                         f"got {text!r}")
+                         f"got {text!r}.")
     if not text.strip():
-        raise ValueError(f"the host list is empty: name at least one host:slots, {_EXAMPLE}")
+        raise ValueError(f"the host list is empty: name at least one host:slots, {_EXAMPLE}.")
     hosts = tuple(_parse_one(entry.strip(), text) for entry in text.split(","))
     seen = set()
     for host in hosts:
@@ -51,19 +51,19 @@ def parse_hosts(text):
 def _parse_one(entry, text):
     if not entry:
         raise ValueError(f"the host list {text!r} has an empty entry (two commas in a row, or one "
-                         f"at an end); {_EXAMPLE}")
+                         f"at an end); {_EXAMPLE}.")
     address, colon, slots = entry.partition(":")
     if ":" in slots:
         raise ValueError(f"{entry!r} in the host list has more than one ':'; IPv6 addresses "
-                         f"are not supported here, use a hostname or an IPv4 address, {_EXAMPLE}")
+                         f"are not supported here, use a hostname or an IPv4 address, {_EXAMPLE}.")
     if not _ADDRESS.match(address):
         raise ValueError(f"{address!r} in the host list {text!r} is not a hostname or an IPv4 "
-                         f"address (letters, digits, '.' and '-' only); {_EXAMPLE}")
+                         f"address (letters, digits, '.' and '-' only); {_EXAMPLE}.")
     if not colon:
         return Host(address, 1)
     if not re.fullmatch("[0-9]+", slots) or not 1 <= int(slots) <= MAX_SLOTS:
         raise ValueError(f"{entry!r} in the host list: the slots after ':' must be a whole number "
-                         f"from 1 to {MAX_SLOTS} (worker processes on that host), got {slots!r}")
+                         f"from 1 to {MAX_SLOTS} (worker processes on that host), got {slots!r}.")
     return Host(address, int(slots))
 
 
