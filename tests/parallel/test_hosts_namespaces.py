@@ -1,11 +1,12 @@
 """The launcher over several "machines": network namespaces with their own addresses.
 
 Three namespaces (10.77.0.1-3) joined by a bridge stand in for three machines (see
-tests/netns.py); the template ``ip netns exec ... sh -c {command}`` stands in for ssh.
-A ps-lite ``dist_sync`` job and a Horovod job across them must each equal one process with
-the combined batch; a host that dies mid-run must be named in the error, and no process
-may be left in any namespace. The Horovod launcher runs on the first "machine", as a
-notebook there would (its rendezvous must be reachable from the others). Needs root and ``ip``: skipped with the reason elsewhere, failed under CI.
+tests/netns.py); the template ``ip netns exec ...`` stands in for ssh. A ps-lite
+``dist_sync`` job and a Horovod job across them must each equal one process with the
+combined batch; a host that dies mid-run must be named in the error, and no process may be
+left in any namespace. The Horovod launcher runs on the first "machine", as a notebook
+there would (its rendezvous must be reachable from the others). Needs root and ``ip``:
+skipped with the reason elsewhere, failed under CI.
 """
 
 import json

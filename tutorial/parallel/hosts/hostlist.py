@@ -55,7 +55,8 @@ def _parse_one(entry, text):
     address, colon, slots = entry.partition(":")
     if ":" in slots:
         raise ValueError(f"{entry!r} in the host list has more than one ':'; IPv6 addresses "
-                         f"are not supported here, use a hostname or an IPv4 address, {_EXAMPLE}.")
+                         f"are not supported here, use a hostname or an IPv4 address, "
+                         f"{_EXAMPLE}.")
     if not _ADDRESS.match(address):
         raise ValueError(f"{address!r} in the host list {text!r} is not a hostname or an IPv4 "
                          f"address (letters, digits, '.' and '-' only); {_EXAMPLE}.")

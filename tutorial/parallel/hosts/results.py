@@ -1,18 +1,19 @@
 """A worker's result, sent back through its log: another machine's files stay on it.
 
 On one machine a worker writes ``worker{i}.json`` and ``worker{i}.npz`` (a Horovod rank
-``rank{r}.*``) into the run folder. A worker on another host has no such folder, so it prints the same result as one
-line, ``result-base64 {...}`` (the JSON with the weights' ``.npz`` in base64); the line
-comes back over ssh into its local log, and :func:`unpack` writes the two files where a
-local worker would have, and takes the line out of the log.
+``rank{r}.*``) into the run folder. A worker on another host has no such folder, so it
+prints the same result as one line, ``result-base64 {...}`` (the JSON with the weights'
+``.npz`` in base64); the line comes back over ssh into its local log, and :func:`unpack`
+writes the two files where a local worker would have, and takes the line out of the log.
 
 >>> import numpy as np, tempfile, pathlib
 >>> line = result_line({"rank": 1}, [np.arange(3.0)])
->>> where = pathlib.Path(tempfile.mkdtemp())
->>> unpack("step 1 loss 0.5\\n" + line + "\\n", where, "worker0")
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     where = pathlib.Path(tmp)
+...     print(repr(unpack("step 1 loss 0.5\\n" + line + "\\n", where, "worker0")))
+...     print(np.load(where / "worker0.npz")["arr_0"], (where / "worker0.json").read_text())
 'step 1 loss 0.5\\n'
->>> np.load(where / "worker0.npz")["arr_0"], (where / "worker0.json").read_text()
-(array([0., 1., 2.]), '{"rank": 1}')
+[0. 1. 2.] {"rank": 1}
 """
 
 import base64
