@@ -15,7 +15,8 @@ One idea per file:
 - ``collectives``  parameter server, tree, butterfly and ring allreduce
 - ``costmodel``    the alpha-beta cost of each collective
 - ``ps``           a real parameter server: ps-lite kvstores on a cluster of local processes
-- ``hosts``        the same cluster over several machines: a host list, ssh, clean stops
+- ``hvd``          Horovod's ring across local processes, and the side-by-side table
+- ``hosts``        both over several machines: a host list, ssh, clean stops
 - ``async_sgd``    asynchronous SGD simulated exactly: workers of given speeds, one server
 - ``pipeline``     model parallelism: a network cut into stages on devices, pipeline
                    schedules (naive, GPipe, 1F1B) run for real, asynchronous pipelining

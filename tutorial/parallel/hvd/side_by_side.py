@@ -9,22 +9,26 @@ Bytes count the gradients' payload per step (no message headers, no Horovod cont
 messages). With M = the bytes of all gradients (float32: 4 x the number of weights) and
 W workers:
 
-===================  =============================  ===========================
-engine               sent by each worker            sent by all processes
-===================  =============================  ===========================
-ps-lite dist_sync    M (push); it receives M (pull)  2 W M (the S servers send W M)
-Horovod ring         2 (W-1)/W M                    2 (W-1) M
-own ring             2 (W-1)/W M, per tensor        2 (W-1) M
-===================  =============================  ===========================
+=================  ==================  =====================  =============
+engine             sent by one worker  sent by the busiest    sent by all
+                                       process                processes
+=================  ==================  =====================  =============
+ps-lite dist_sync  M (push; pulls M)   W M / S (a server)     2 W M
+Horovod ring       2 (W-1)/W M         2 (W-1)/W M            2 (W-1) M
+own ring           2 (W-1)/W M         2 (W-1)/W M            2 (W-1) M
+=================  ==================  =====================  =============
+
+A worker of the ring sends about twice what a ps worker pushes, but no process sends
+more than 2M, however many workers: a server sends W M / S, and it is the bottleneck.
 
 Horovod fuses all gradients into one buffer and allreduces it once; the course's ring
 allreduces each parameter alone, and its bytes are read from its schedule
 (``bytes_sent``), which checks the formula:
 
 >>> ring_bytes([4810], num_workers=2), formula_bytes("Horovod ring", 4 * 4810, 2)
-([19240, 19240], (19240, 38480))
->>> formula_bytes("ps-lite dist_sync", 19240, 2)
-(19240, 76960)
+([19240, 19240], (19240, 19240, 38480))
+>>> formula_bytes("ps-lite dist_sync", 19240, num_workers=8, num_servers=1)
+(19240, 153920, 307840)
 """
 
 import dataclasses
@@ -41,18 +45,20 @@ class Row:
     processes: int              # processes that exchange gradients
     seconds_per_step: float     # median step time after the first step, mean over workers
     bytes_per_worker: int       # gradient bytes one worker sends per step
-    bytes_all: int              # gradient bytes all processes send per step
+    bytes_busiest: int          # ... the process that sends most (a ps server)
+    bytes_all: int              # ... all processes together
     vs_one_process: float       # max relative difference of the final weights
     accuracy: float             # of the final weights on all 1,797 digits
 
 
-def formula_bytes(engine, nbytes, num_workers):
-    """(bytes one worker sends, bytes all processes send) per step: the table above."""
-    W = num_workers
+def formula_bytes(engine, nbytes, num_workers, num_servers=1):
+    """(one worker, the busiest process, all processes): bytes sent per step, as above."""
+    W, S = num_workers, num_servers
     if engine == "ps-lite dist_sync":
-        return nbytes, 2 * W * nbytes
+        return nbytes, max(nbytes, W * nbytes // S), 2 * W * nbytes
     if engine in ("Horovod ring", "own ring on devices"):
-        return round(2 * (W - 1) / W * nbytes), 2 * (W - 1) * nbytes
+        per_worker = round(2 * (W - 1) / W * nbytes)
+        return per_worker, per_worker, 2 * (W - 1) * nbytes
     raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
 
 
@@ -93,12 +99,17 @@ def _own_ring(job, num_workers):
     return [p.data().asnumpy() for p in net.collect_params().values()], seconds, accuracy
 
 
-def side_by_side(job, num_workers=2, num_servers=1, timeout=120.0, engines=ENGINES):
-    """One :class:`Row` per engine in ``engines``, each running ``job`` on ``num_workers``."""
+def side_by_side(job, num_workers=2, num_servers=1, timeout=120.0, engines=ENGINES,
+                 done=None):
+    """One :class:`Row` per engine in ``engines``, each running ``job`` on ``num_workers``.
+
+    ``done``: {engine: its WorkerRuns of this job} already measured, not run again (a
+    notebook that has just trained the job with Horovod passes those runs).
+    """
     from tutorial.parallel.hvd.train import train_with_horovod
     from tutorial.parallel.ps.train import (max_relative_difference, train_on_cluster,
                                             train_single_process)
-    unknown = [e for e in engines if e not in ENGINES]
+    unknown = [e for e in [*engines, *(done or {})] if e not in ENGINES]
     if unknown:
         raise ValueError(f"unknown engines {unknown}: choose from {', '.join(ENGINES)}")
     reference = train_single_process(job, num_workers)["params"]
@@ -110,16 +121,19 @@ def side_by_side(job, num_workers=2, num_servers=1, timeout=120.0, engines=ENGIN
             params, seconds, accuracy = _own_ring(job, num_workers)
             sent = ring_bytes(sizes, num_workers)
             rows.append(Row(engine, 1, statistics.median(seconds[1:] or seconds), max(sent),
-                            sum(sent), max_relative_difference(params, reference), accuracy))
+                            max(sent), sum(sent), max_relative_difference(params, reference),
+                            accuracy))
             continue
+        runs = (done or {}).get(engine)
         if engine == "ps-lite dist_sync":
-            runs = train_on_cluster(job, "dist_sync", num_workers, num_servers, timeout=timeout)
+            runs = runs or train_on_cluster(job, "dist_sync", num_workers, num_servers,
+                                            timeout=timeout)
             processes = num_workers + num_servers
         else:
-            runs = train_with_horovod(job, num_workers, timeout=timeout)
+            runs = runs or train_with_horovod(job, num_workers, timeout=timeout)
             processes = num_workers
-        worker, everyone = formula_bytes(engine, nbytes, num_workers)
-        rows.append(Row(engine, processes, _median_step(runs), worker, everyone,
+        traffic = formula_bytes(engine, nbytes, num_workers, num_servers)
+        rows.append(Row(engine, processes, _median_step(runs), *traffic,
                         max(max_relative_difference(r.params, reference) for r in runs),
                         runs[0].accuracy))
     return rows
@@ -127,10 +141,11 @@ def side_by_side(job, num_workers=2, num_servers=1, timeout=120.0, engines=ENGIN
 
 def format_table(rows: Tuple[Row, ...]):
     """The rows as a text table, one line per engine."""
-    head = (f"{'engine':<22}{'processes':>10}{'ms/step':>10}{'bytes/worker':>14}"
-            f"{'bytes, all':>12}{'vs 1 process':>14}")
+    head = (f"{'engine':<20}{'processes':>10}{'ms/step':>9}{'B/worker':>10}{'B/busiest':>11}"
+            f"{'B, all':>9}{'vs 1 process':>14}")
     lines = [head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r.engine:<22}{r.processes:>10}{1e3 * r.seconds_per_step:>10.2f}"
-                     f"{r.bytes_per_worker:>14,}{r.bytes_all:>12,}{r.vs_one_process:>14.1e}")
+        lines.append(f"{r.engine:<20}{r.processes:>10}{1e3 * r.seconds_per_step:>9.2f}"
+                     f"{r.bytes_per_worker:>10,}{r.bytes_busiest:>11,}{r.bytes_all:>9,}"
+                     f"{r.vs_one_process:>14.1e}")
     return "\n".join(lines)
