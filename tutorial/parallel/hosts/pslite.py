@@ -8,8 +8,8 @@ process stopped, the failing one named), with three differences:
 - the ps-lite variables name real addresses: ``DMLC_PS_ROOT_URI`` is the first host (the
   scheduler's), ``DMLC_NODE_HOST`` the host the process runs on, and ``DMLC_INTERFACE`` the
   network interface when one is given (the same name on every host, e.g. ``ens5``);
-- the scheduler listens on ``port`` of the first host (9091 by default): it must be free
-  there, and the firewall must let the hosts reach each other on every TCP port (servers
+- the scheduler listens on ``port`` of the first host (9091 by default, a free port when
+  that host is this machine): it must be free there, and the firewall must let the hosts reach each other on every TCP port (servers
   and workers listen on ports ps-lite picks).
 
 Before anything starts, every host is asked to run Python in the course's folder, so a
@@ -22,10 +22,11 @@ import sys
 from tutorial.parallel.hosts import results
 from tutorial.parallel.hosts.hostlist import parse_hosts
 from tutorial.parallel.hosts.placement import place
-from tutorial.parallel.hosts.remote import (SSH, check_interface, check_template, probe,
-                                            remote_start)
+from tutorial.parallel.hosts.remote import (SSH, check_interface, check_template, is_local,
+                                            probe, remote_start)
 from tutorial.parallel.ps.cluster import (REPO_ROOT, SERVER_ARGV, ClusterResult, WorkerResult,
                                           _read_result, dmlc_env, supervise)
+from tutorial.parallel.ps.ports import free_port
 from tutorial.parallel.ps.rundir import run_directory
 from tutorial.validate import check_range
 
@@ -33,13 +34,14 @@ DEFAULT_PORT = 9091          # what MXNet's tools/launch.py uses
 
 
 def run_cluster_on_hosts(worker_argv, hosts, num_workers=None, num_servers=None, timeout=120.0,
-                         port=DEFAULT_PORT, interface=None, template=SSH, python=None,
+                         port=None, interface=None, template=SSH, python=None,
                          remote_dir=None, run_dir=None, worker_env=None, poll=0.1,
                          on_poll=None, server_argv=SERVER_ARGV):
     """``run_cluster`` over ``hosts`` (``"a:2,b:2"``); returns a ``ClusterResult``.
 
     ``num_workers=None``: one per slot; ``num_servers=None``: one per host (see
-    ``placement.py``). ``python`` and ``remote_dir``: the interpreter and the course's
+    ``placement.py``). ``port``: the scheduler's on the first host; None: a free one when
+    that host is this machine, else 9091. ``python`` and ``remote_dir``: the interpreter and the course's
     folder on every host (by default the same paths as here). Raises ClusterError naming
     the host and the process when a host does not answer or a process fails.
     """
@@ -51,6 +53,8 @@ def run_cluster_on_hosts(worker_argv, hosts, num_workers=None, num_servers=None,
                          f"'tutorial.parallel.ps.worker', ...], got {worker_argv!r}")
     timeout = check_range("timeout", timeout, 0.0, low_open=True)
     poll = check_range("poll", poll, 0.0, low_open=True)
+    if port is None:
+        port = free_port() if is_local(hosts[0].address) else DEFAULT_PORT
     if not isinstance(port, int) or isinstance(port, bool) or not 1024 <= port <= 65535:
         raise ValueError(f"port must be a whole number from 1024 to 65535 (the scheduler's port "
                          f"on {hosts[0].address}), got {port!r}")

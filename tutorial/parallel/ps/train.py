@@ -56,7 +56,7 @@ def train_on_cluster(job, kvstore="dist_sync", num_workers=None, num_servers=Non
     On this machine (``hosts=None``): 2 workers and 1 server unless told, on 127.0.0.1.
     ``hosts="10.0.0.1:2,10.0.0.2:2"``: over those machines, one worker per slot and one
     server per host unless told; ``port`` is then the scheduler's port on the first host
-    (9091 when None), and ``template``, ``interface``, ``python``, ``remote_dir`` go to
+    (see ``run_cluster_on_hosts``), and ``template``, ``interface``, ``python``, ``remote_dir`` go to
     :func:`tutorial.parallel.hosts.pslite.run_cluster_on_hosts`.
 
     ``run_dir=None``: logs and results go to a temporary folder, removed once the results
@@ -83,12 +83,12 @@ def train_on_cluster(job, kvstore="dist_sync", num_workers=None, num_servers=Non
         check_sizes(num_workers, num_servers)
         launch = functools.partial(run_cluster, num_servers=num_servers, port=port)
     else:
-        from tutorial.parallel.hosts.pslite import DEFAULT_PORT, run_cluster_on_hosts
+        from tutorial.parallel.hosts.pslite import run_cluster_on_hosts
         from tutorial.parallel.hosts.placement import parse_hosts, place
         rows = place(parse_hosts(hosts), num_workers, num_servers)
         num_workers = sum(row.role == "worker" for row in rows)
         launch = functools.partial(run_cluster_on_hosts, hosts=hosts, num_servers=num_servers,
-                                   port=DEFAULT_PORT if port is None else port, **on_hosts)
+                                   port=port, **on_hosts)
     argv = ["-m", "tutorial.parallel.ps.worker", kvstore, job.to_json()]
     what = f"{kvstore} cluster, {num_workers} workers x {job.steps} steps"
     with run_directory(run_dir) as where, \
