@@ -118,3 +118,18 @@ def test_this_machine_is_local_and_a_documentation_address_is_not():
     assert is_local("127.0.0.1") and not is_local("192.0.2.1")
     assert template_for("127.0.0.1", "ssh {host} {command}") == "sh -c {command}"
     assert template_for("192.0.2.1", "ssh {host} {command}") == "ssh {host} {command}"
+
+
+def test_every_process_learns_the_schedulers_address_and_its_own():
+    from tutorial.parallel.hosts.pslite import _plan
+    rows = place(parse_hosts("10.0.0.1:1,10.0.0.2:2"))
+    plan = _plan(rows, 9091, "ens5", "/course", ["-m", "w"], ["-c", "import mxnet"], None)
+    env = {(role, index): e for role, index, _, e in plan}
+    assert {e["DMLC_PS_ROOT_URI"] for e in env.values()} == {"10.0.0.1"}
+    assert [env["worker", i]["DMLC_NODE_HOST"] for i in range(3)] == [
+        "10.0.0.1", "10.0.0.2", "10.0.0.2"]
+    assert env["server", 1]["DMLC_NODE_HOST"] == "10.0.0.2"
+    assert all(e["DMLC_INTERFACE"] == "ens5" and e["DMLC_NUM_WORKER"] == "3"
+               and e["DMLC_NUM_SERVER"] == "2" and e["DMLC_PS_ROOT_PORT"] == "9091"
+               for e in env.values())
+    assert [argv for role, _, argv, _ in plan if role == "worker"] == [("-m", "w")] * 3

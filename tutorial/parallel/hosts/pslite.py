@@ -41,9 +41,10 @@ def run_cluster_on_hosts(worker_argv, hosts, num_workers=None, num_servers=None,
 
     ``num_workers=None``: one per slot; ``num_servers=None``: one per host (see
     ``placement.py``). ``port``: the scheduler's on the first host; None: a free one when
-    that host is this machine, else 9091. ``python`` and ``remote_dir``: the interpreter and the course's
-    folder on every host (by default the same paths as here). Raises ClusterError naming
-    the host and the process when a host does not answer or a process fails.
+    that host is this machine, else 9091. ``python`` and ``remote_dir``: the interpreter
+    and the course's folder on every host (by default the same paths as here). Raises
+    ClusterError naming the host and the process when a host does not answer or a process
+    fails.
     """
     hosts = parse_hosts(hosts)
     rows = place(hosts, num_workers, num_servers)
@@ -62,27 +63,32 @@ def run_cluster_on_hosts(worker_argv, hosts, num_workers=None, num_servers=None,
         check_interface(interface)
     check_template(template)
     python, remote_dir = python or sys.executable, str(remote_dir or REPO_ROOT)
-    workers = sum(r.role == "worker" for r in rows)
-    servers = sum(r.role == "server" for r in rows)
     with run_directory(run_dir) as where:
         probe(hosts, template, python, remote_dir)
-        plan, host_of = [], {}
-        for row in rows:
-            env = dmlc_env(row.role, port, workers, servers, root=hosts[0].address,
-                           node_host=row.host)
-            env.update(OMP_NUM_THREADS="1", MXNET_CPU_WORKER_NTHREADS="1",
-                       PYTHONUNBUFFERED="1", PYTHONPATH=remote_dir)
-            if interface is not None:
-                env["DMLC_INTERFACE"] = interface
-            if row.role == "worker":
-                env.update(worker_env or {}, TUTORIAL_PS_WORKER_INDEX=str(row.index))
-                env[results.ENV] = "1"
-            argv = worker_argv if row.role == "worker" else server_argv
-            plan.append((row.role, row.index, tuple(argv), env))
-            host_of[row.role, row.index] = row.host
+        plan = _plan(rows, port, interface, remote_dir, worker_argv, server_argv, worker_env)
+        host_of = {(row.role, row.index): row.host for row in rows}
         start = remote_start(template, python, remote_dir, host_of)
         done, seconds = supervise(plan, start, timeout, where, poll, on_poll)
         logs = [results.unpack(w.log, where, f"worker{w.index}") for w in done]
         done = tuple(WorkerResult(w.index, log, _read_result(where, w.index))
                      for w, log in zip(done, logs))
     return ClusterResult(done, where if run_dir is not None else None, seconds)
+
+
+def _plan(rows, port, interface, remote_dir, worker_argv, server_argv, worker_env):
+    """``(role, index, argv, env)`` per placed process: the variables it gets on its host."""
+    workers = sum(r.role == "worker" for r in rows)
+    servers = sum(r.role == "server" for r in rows)
+    plan = []
+    for row in rows:
+        env = dmlc_env(row.role, port, workers, servers, root=rows[0].host, node_host=row.host)
+        env.update(OMP_NUM_THREADS="1", MXNET_CPU_WORKER_NTHREADS="1", PYTHONUNBUFFERED="1",
+                   PYTHONPATH=remote_dir)
+        if interface is not None:
+            env["DMLC_INTERFACE"] = interface
+        if row.role == "worker":
+            env.update(worker_env or {}, TUTORIAL_PS_WORKER_INDEX=str(row.index))
+            env[results.ENV] = "1"                     # its result comes back in its log
+        argv = worker_argv if row.role == "worker" else server_argv
+        plan.append((row.role, row.index, tuple(argv), env))
+    return plan
