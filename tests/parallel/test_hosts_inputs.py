@@ -133,3 +133,14 @@ def test_every_process_learns_the_schedulers_address_and_its_own():
                and e["DMLC_NUM_SERVER"] == "2" and e["DMLC_PS_ROOT_PORT"] == "9091"
                for e in env.values())
     assert [argv for role, _, argv, _ in plan if role == "worker"] == [("-m", "w")] * 3
+
+
+def test_horovod_over_hosts_needs_a_rendezvous_on_this_machine():
+    from tutorial.parallel.hosts.horovod import run_horovod_on_hosts
+    with pytest.raises(ValueError, match="this machine is none of the hosts '192.0.2.1:1'"):
+        run_horovod_on_hosts(["-c", "pass"], "192.0.2.1:1", interface="eth0")
+    with pytest.raises(ValueError, match="rendezvous_address='192.0.2.9' is not one of"):
+        run_horovod_on_hosts(["-c", "pass"], "192.0.2.1:1", interface="eth0",
+                             rendezvous_address="192.0.2.9")
+    with pytest.raises(ValueError, match="num_ranks=3 is more than the 2 slots"):
+        run_horovod_on_hosts(["-c", "pass"], "192.0.2.1:2", interface="eth0", num_ranks=3)

@@ -17,18 +17,16 @@ A dead host is named (``host ... looks down or unreachable``), every rank is sto
 the result carries the equivalent ``horovodrun`` command line.
 """
 
-import contextlib
 import sys
 
 from tutorial.parallel.hosts import results
 from tutorial.parallel.hosts.hostlist import format_hosts, parse_hosts, total_slots
-from tutorial.parallel.hosts.remote import (SSH, check_interface, check_template, is_local,
+from tutorial.parallel.hosts.remote import (SSH, check_interface, check_launch, is_local,
                                             probe, remote_start)
 from tutorial.parallel.hvd.launcher import HorovodResult, RankResult, _read_result, _supervise
 from tutorial.parallel.ps.cluster import REPO_ROOT
-from tutorial.parallel.ps.diagnosis import ClusterError
 from tutorial.parallel.ps.rundir import run_directory
-from tutorial.validate import check_count, check_range
+from tutorial.validate import check_count
 
 
 def rendezvous_host(hosts):
@@ -51,19 +49,16 @@ def run_horovod_on_hosts(worker_argv, hosts, interface, num_ranks=None, timeout=
         raise ValueError(f"num_ranks={num_ranks} is more than the {total_slots(hosts)} slots of "
                          f"the host list {format_hosts(hosts)!r}: add slots or ask for fewer "
                          f"ranks.")
-    if not isinstance(worker_argv, (list, tuple)) or not all(isinstance(a, str)
-                                                             for a in worker_argv):
-        raise ValueError(f"worker_argv must be a list of strings such as ['-m', "
-                         f"'tutorial.parallel.hvd.worker', ...], got {worker_argv!r}")
-    timeout = check_range("timeout", timeout, 0.0, low_open=True)
-    poll = check_range("poll", poll, 0.0, low_open=True)
+    worker_argv, timeout, poll = check_launch(worker_argv, timeout, poll, template)
     check_interface(interface)
-    check_template(template)
     address = rendezvous_address or rendezvous_host(hosts)
-    if address is None:
-        raise ValueError(f"this machine is none of the hosts {format_hosts(hosts)!r}, so the "
-                         f"ranks cannot find its rendezvous: pass rendezvous_address=..., an "
-                         f"address of this machine that every host can reach.")
+    if address is None or not is_local(address):
+        raise ValueError(f"the ranks meet at a rendezvous on this machine, and "
+                         + (f"this machine is none of the hosts {format_hosts(hosts)!r}"
+                            if address is None else
+                            f"rendezvous_address={address!r} is not one of its addresses")
+                         + ": pass rendezvous_address=..., an address of this machine that "
+                           "every host can reach.")
     python, remote_dir = python or sys.executable, str(remote_dir or REPO_ROOT)
     from tutorial.parallel.hvd.rendezvous import assign_slots, horovodrun_command, rendezvous
     command = horovodrun_command(["python", *worker_argv], num_ranks, hosts=format_hosts(hosts),
@@ -71,13 +66,7 @@ def run_horovod_on_hosts(worker_argv, hosts, interface, num_ranks=None, timeout=
     with run_directory(run_dir) as where:
         probe(hosts, template, python, remote_dir)
         slots = assign_slots(format_hosts(hosts), num_ranks)
-        with contextlib.ExitStack() as stack:
-            try:
-                server = stack.enter_context(rendezvous(slots, address, 0))   # 0: any free port
-            except OSError as error:
-                raise ClusterError(f"the rendezvous cannot listen on {address} "
-                                   f"({error.strerror}): pass rendezvous_address=..., an "
-                                   f"address of this machine that every host can reach.") from None
+        with rendezvous(slots, address, 0) as server:           # 0: a port the system picks
             port = server.server_address[1]
             envs = [_rank_env(slot, address, port, interface, remote_dir, timeout, worker_env)
                     for slot in slots]

@@ -22,13 +22,12 @@ import sys
 from tutorial.parallel.hosts import results
 from tutorial.parallel.hosts.hostlist import parse_hosts
 from tutorial.parallel.hosts.placement import place
-from tutorial.parallel.hosts.remote import (SSH, check_interface, check_template, is_local,
+from tutorial.parallel.hosts.remote import (SSH, check_interface, check_launch, is_local,
                                             probe, remote_start)
 from tutorial.parallel.ps.cluster import (REPO_ROOT, SERVER_ARGV, ClusterResult, WorkerResult,
                                           _read_result, dmlc_env, supervise)
 from tutorial.parallel.ps.ports import free_port
 from tutorial.parallel.ps.rundir import run_directory
-from tutorial.validate import check_range
 
 DEFAULT_PORT = 9091          # what MXNet's tools/launch.py uses
 
@@ -48,12 +47,7 @@ def run_cluster_on_hosts(worker_argv, hosts, num_workers=None, num_servers=None,
     """
     hosts = parse_hosts(hosts)
     rows = place(hosts, num_workers, num_servers)
-    if not isinstance(worker_argv, (list, tuple)) or not all(isinstance(a, str)
-                                                             for a in worker_argv):
-        raise ValueError(f"worker_argv must be a list of strings such as ['-m', "
-                         f"'tutorial.parallel.ps.worker', ...], got {worker_argv!r}")
-    timeout = check_range("timeout", timeout, 0.0, low_open=True)
-    poll = check_range("poll", poll, 0.0, low_open=True)
+    worker_argv, timeout, poll = check_launch(worker_argv, timeout, poll, template)
     if port is None:
         port = free_port() if is_local(hosts[0].address) else DEFAULT_PORT
     if not isinstance(port, int) or isinstance(port, bool) or not 1024 <= port <= 65535:
@@ -61,7 +55,6 @@ def run_cluster_on_hosts(worker_argv, hosts, num_workers=None, num_servers=None,
                          f"on {hosts[0].address}), got {port!r}")
     if interface is not None:
         check_interface(interface)
-    check_template(template)
     python, remote_dir = python or sys.executable, str(remote_dir or REPO_ROOT)
     with run_directory(run_dir) as where:
         probe(hosts, template, python, remote_dir)

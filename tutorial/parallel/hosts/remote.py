@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from tutorial.parallel.ps.cluster import _child_setup, _Node, log_path
 from tutorial.parallel.ps.diagnosis import ClusterError
+from tutorial.validate import check_range
 
 # BatchMode: never ask for a password (that would hang); ConnectTimeout: a host that is
 # down fails in 10 s; ServerAlive*: a host that dies during the run is noticed in 15 s.
@@ -56,6 +57,17 @@ def check_template(template):
         raise ValueError(f"template must contain {{command}} as a word of its own (it is passed "
                          f"as one argument), e.g. 'ssh {{host}} {{command}}'; got {template!r}")
     return words
+
+
+def check_launch(worker_argv, timeout, poll, template):
+    """The arguments every launcher over hosts checks: ``(worker_argv, timeout, poll)``."""
+    if not isinstance(worker_argv, (list, tuple)) or not all(isinstance(a, str)
+                                                             for a in worker_argv):
+        raise ValueError(f"worker_argv must be a list of strings such as ['-m', "
+                         f"'tutorial.parallel.ps.worker', ...], got {worker_argv!r}")
+    check_template(template)
+    return (tuple(worker_argv), check_range("timeout", timeout, 0.0, low_open=True),
+            check_range("poll", poll, 0.0, low_open=True))
 
 
 def check_interface(interface):
