@@ -16,6 +16,7 @@ One idea per file:
 - ``costmodel``    the alpha-beta cost of each collective
 - ``ps``           a real parameter server: ps-lite kvstores on a cluster of local processes
 - ``hvd``          Horovod's ring across local processes, and the side-by-side table
+- ``hosts``        both over several machines: a host list, ssh, clean stops
 - ``async_sgd``    asynchronous SGD simulated exactly: workers of given speeds, one server
 - ``local_sgd``    local SGD and post-local SGD: K workers average their weights every H steps
 - ``compression``  2-bit gradient quantisation with error feedback; signSGD's majority vote

@@ -120,11 +120,13 @@ def _culprit(nodes, grace=CAUSE_GRACE):
         time.sleep(0.05)
 
 
-def _supervise(worker_argv, envs, run_dir, timeout, poll, on_poll):
+def _supervise(worker_argv, envs, run_dir, timeout, poll, on_poll, start_rank=_start):
+    """``start_rank``: starts one rank here (``ps.cluster._start``) or on its host
+    (``tutorial.parallel.hosts.remote.remote_start``)."""
     nodes, group, start = [], 0, time.monotonic()
     try:
         for rank, env in enumerate(envs):
-            nodes.append(_start("rank", rank, tuple(worker_argv), env, run_dir, group))
+            nodes.append(start_rank("rank", rank, tuple(worker_argv), env, run_dir, group))
             group = group or nodes[0].popen.pid       # every rank joins rank 0's group
         deadline = start + timeout
         while True:

@@ -8,6 +8,8 @@ Each rank returns a :class:`~tutorial.parallel.ps.train.WorkerRun` (index = rank
 one table can hold the parameter server's workers and Horovod's ranks.
 """
 
+import functools
+
 import numpy as np
 
 from tutorial.parallel.hvd.launcher import horovod_problem, run_horovod
@@ -29,11 +31,28 @@ def require_horovod():
         raise HorovodUnavailable(problem)
 
 
-def train_with_horovod(job, num_ranks=2, timeout=120.0, port=None, run_dir=None,
-                       on_poll=None):
-    """Run ``job`` on ``num_ranks`` Horovod ranks; one WorkerRun per rank, by rank."""
+def train_with_horovod(job, num_ranks=None, timeout=120.0, port=None, run_dir=None,
+                       on_poll=None, hosts=None, **on_hosts):
+    """Run ``job`` on ``num_ranks`` Horovod ranks; one WorkerRun per rank, by rank.
+
+    On this machine (``hosts=None``): 2 ranks unless told, on 127.0.0.1.
+    ``hosts="10.0.0.1:2,10.0.0.2:2", interface="ens5"``: over those machines, one rank per
+    slot unless told; ``interface``, ``template``, ``rendezvous_address``, ``python`` and
+    ``remote_dir`` go to :func:`tutorial.parallel.hosts.horovod.run_horovod_on_hosts`.
+    """
     if not hasattr(job, "to_json"):
         raise TypeError(f"job must be a DigitsJob, e.g. DigitsJob(steps=20), got {job!r}")
+    if hosts is None:
+        if on_hosts:
+            raise TypeError(f"{', '.join(sorted(on_hosts))} only apply with hosts=..., a host "
+                            f"list such as hosts='10.0.0.1:2,10.0.0.2:2'")
+        num_ranks = 2 if num_ranks is None else num_ranks
+        launch = functools.partial(run_horovod, port=port)
+    else:
+        from tutorial.parallel.hosts.hostlist import parse_hosts, total_slots
+        from tutorial.parallel.hosts.horovod import run_horovod_on_hosts
+        num_ranks = total_slots(parse_hosts(hosts)) if num_ranks is None else num_ranks
+        launch = functools.partial(run_horovod_on_hosts, hosts=hosts, **on_hosts)
     check_count("num_ranks", num_ranks, what="the processes of the ring")
     require_horovod()
     argv = ["-m", "tutorial.parallel.hvd.worker", job.to_json()]
@@ -45,8 +64,8 @@ def train_with_horovod(job, num_ranks=2, timeout=120.0, port=None, run_dir=None,
             if on_poll is not None:
                 on_poll(steps)
 
-        done = run_horovod(argv, num_ranks=num_ranks, timeout=timeout, port=port,
-                           run_dir=where, on_poll=polled)
+        done = launch(argv, num_ranks=num_ranks, timeout=timeout, run_dir=where,
+                      on_poll=polled)
         progress.update(progress.total)
         return [_read_run(r, where) for r in done.ranks]
 
