@@ -80,12 +80,30 @@ def test_a_port_in_use_is_a_clear_error():
             run_horovod(["-c", "pass"], port=port)
 
 
+def test_without_horovod_training_stops_with_the_fix(monkeypatch):
+    import horovod_needed
+    from tutorial.parallel.hvd import train
+    from tutorial.parallel.ps.digits_job import DigitsJob
+    why = "Horovod is not usable here: `import horovod.mxnet` fails (No module named 'horovod')"
+    monkeypatch.setattr(train, "horovod_problem", lambda: why + ". ... run `make horovod`")
+    with pytest.raises(train.HorovodUnavailable, match="make horovod"):
+        train.train_with_horovod(DigitsJob(steps=1))
+    monkeypatch.setattr(horovod_needed, "_problem", lambda: why)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI is set"):
+        horovod_needed.require_horovod()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="import horovod.mxnet"):
+        horovod_needed.require_horovod()
+
+
 @pytest.mark.slow
 def test_ranks_that_succeed_return_their_logs_and_leave_nothing_running(tmp_path):
     require_horovod()
     out = run_child("""
         import os
-        say = "import os; print('rank', os.environ['HOROVOD_RANK'], 'of', os.environ['HOROVOD_SIZE'])"
+        say = ("import os; "
+               "print('rank', os.environ['HOROVOD_RANK'], 'of', os.environ['HOROVOD_SIZE'])")
         result = run_horovod(["-c", say], num_ranks=3, timeout=60)
         print(json.dumps({"logs": [r.log.strip() for r in result.ranks],
                           "command": result.command}))
