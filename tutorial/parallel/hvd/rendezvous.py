@@ -64,7 +64,7 @@ def horovodrun_command(argv, num_ranks, hosts=None, interface=INTERFACE):
 
 @contextlib.contextmanager
 def rendezvous(slots, address, port):
-    """Serve Gloo's rendezvous for ``slots`` on ``address:port`` in a thread while the block runs."""
+    """Serve Gloo's rendezvous for ``slots`` on ``address:port`` in a thread, for the block."""
     from horovod.runner.http.http_server import RendezvousHandler, RendezvousHTTPServer
     server = RendezvousHTTPServer((address, port), RendezvousHandler, 0)
     server.init(slots)
