@@ -43,8 +43,28 @@ def _ip(*args):
     return done.stdout
 
 
+def remove_stale():
+    """Delete the namespaces of test runs that died before their finalizer ran (``tutPID_*``
+    whose process PID is gone), and kill what still runs in them."""
+    listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    for name in (line.split()[0] for line in listed.splitlines() if line.strip()):
+        head = name.split("_")[0]
+        if not (head.startswith("tut") and head[3:].isdigit()):
+            continue
+        if os.path.exists(f"/proc/{head[3:]}"):
+            continue                                   # its test run is still going
+        pids = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True)
+        for pid in pids.stdout.split():
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
 class Machines:
     def __init__(self, addresses, prefix=None):
+        remove_stale()
         self.prefix = prefix or f"tut{os.getpid()}"
         self.addresses = list(addresses)
         self.switch = f"{self.prefix}_switch"

@@ -80,12 +80,30 @@ def test_a_port_in_use_is_a_clear_error():
             run_horovod(["-c", "pass"], port=port)
 
 
+def test_without_horovod_training_stops_with_the_fix(monkeypatch):
+    import horovod_needed
+    from tutorial.parallel.hvd import train
+    from tutorial.parallel.ps.digits_job import DigitsJob
+    why = "Horovod is not usable here: `import horovod.mxnet` fails (No module named 'horovod')"
+    monkeypatch.setattr(train, "horovod_problem", lambda: why + ". ... run `make horovod`")
+    with pytest.raises(train.HorovodUnavailable, match="make horovod"):
+        train.train_with_horovod(DigitsJob(steps=1))
+    monkeypatch.setattr(horovod_needed, "_problem", lambda: why)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI is set"):
+        horovod_needed.require_horovod()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="import horovod.mxnet"):
+        horovod_needed.require_horovod()
+
+
 @pytest.mark.slow
 def test_ranks_that_succeed_return_their_logs_and_leave_nothing_running(tmp_path):
     require_horovod()
     out = run_child("""
         import os
-        say = "import os; print('rank', os.environ['HOROVOD_RANK'], 'of', os.environ['HOROVOD_SIZE'])"
+        say = ("import os; "
+               "print('rank', os.environ['HOROVOD_RANK'], 'of', os.environ['HOROVOD_SIZE'])")
         result = run_horovod(["-c", say], num_ranks=3, timeout=60)
         print(json.dumps({"logs": [r.log.strip() for r in result.ranks],
                           "command": result.command}))
@@ -171,3 +189,33 @@ def test_two_ranks_equal_one_process_with_the_combined_batch(tmp_path):
     assert out["vs_reference"] < 1e-5
     assert out["moved"] > 1e-2                    # training really changed the weights
     assert out["mean_losses"] == pytest.approx(out["ref_losses"], rel=1e-5)
+
+
+@pytest.mark.slow
+def test_horovodrun_itself_trains_the_same_weights_as_the_launcher(tmp_path):
+    """The launcher stands for `horovodrun --gloo`: horovodrun running the same worker is the
+    independent reference for the rendezvous and the HOROVOD_* variables."""
+    require_horovod()
+    import numpy as np
+
+    from tutorial.parallel.hvd.rendezvous import horovodrun_command
+    from tutorial.parallel.ps.digits_job import DigitsJob
+    job = DigitsJob(steps=4, batch_per_worker=8, hidden=(16,))
+    argv = [sys.executable, "-m", "tutorial.parallel.hvd.worker", job.to_json()]
+    horovodrun = str(Path(sys.executable).parent / "horovodrun")
+    command = horovodrun_command(argv, 2).replace("horovodrun", horovodrun, 1)
+    done = subprocess.run(command, shell=True, cwd=REPO, capture_output=True, text=True,
+                          timeout=CHILD_TIMEOUT, start_new_session=True,
+                          env=dict(os.environ, PYTHONPATH=str(REPO),
+                                   TUTORIAL_HVD_OUT_DIR=str(tmp_path)))
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    theirs = np.load(tmp_path / "rank1.npz")
+    out = run_child(f"""
+        import numpy as np
+        from tutorial.parallel.hvd.train import train_with_horovod
+        from tutorial.parallel.ps.digits_job import DigitsJob
+        runs = train_with_horovod(DigitsJob.from_json({job.to_json()!r}), num_ranks=2)
+        print(json.dumps([p.tolist() for p in runs[1].params]))
+    """, tmp_path)
+    for ours, name in zip(out, sorted(theirs.files, key=lambda n: int(n.split("_")[1]))):
+        assert np.array_equal(np.array(ours, dtype=np.float32), theirs[name])

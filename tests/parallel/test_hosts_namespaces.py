@@ -61,7 +61,7 @@ def test_dist_sync_across_three_hosts_equals_one_process(machines):
     assert machines.pids() == []                                # nothing left anywhere
 
 
-def test_a_dead_host_is_named_and_no_process_is_left(machines):
+def test_a_dead_host_is_named_and_no_process_is_left(machines, tmp_path):
     victim = ADDRESSES[1]
 
     def kill_when_training(steps):
@@ -72,7 +72,7 @@ def test_a_dead_host_is_named_and_no_process_is_left(machines):
     with within(90, "train_on_cluster with a dead host"), \
             pytest.raises(ClusterError) as error:
         train_on_cluster(job, "dist_sync", hosts=f"{ADDRESSES[0]}:1,{victim}:1", timeout=60,
-                         on_poll=kill_when_training, **on(machines))
+                         on_poll=kill_when_training, run_dir=tmp_path, **on(machines))
     message = str(error.value)
     assert message.startswith(f"host {victim} looks down or unreachable: ")
     assert f"on {victim} was killed by signal SIGKILL" in message
@@ -80,13 +80,13 @@ def test_a_dead_host_is_named_and_no_process_is_left(machines):
     assert machines.pids() == []
 
 
-def test_a_host_that_does_not_answer_is_named_before_anything_starts(machines):
+def test_a_host_that_does_not_answer_is_named_before_anything_starts(machines, tmp_path):
     missing = "10.77.0.9"                         # no namespace: ip netns exec fails
     with within(60, "train_on_cluster with a missing host"), \
             pytest.raises(ClusterError, match=f"host {missing} failed .*Cannot open network "
                                               f"namespace.*Nothing was started"):
         train_on_cluster(JOB, "dist_sync", hosts=f"{ADDRESSES[0]}:1,{missing}:1", timeout=60,
-                         **on(machines))
+                         run_dir=tmp_path, **on(machines))
     assert machines.pids() == []
 
 
@@ -99,17 +99,18 @@ def test_without_namespaces_it_skips_here_but_fails_in_ci(monkeypatch):
         skip_or_fail("making network namespaces needs root")
 
 
-def run_on(machines, address, code):
+def run_on(machines, address, code, tmp_dir):
     """Run ``code`` in a Python on the machine ``address`` (the launcher on the first host,
-    as a notebook there would be); it prints one JSON line last, which we return."""
-    done = subprocess.run(machines.argv_on(address, [sys.executable, "-c", textwrap.dedent(code)]),
-                          cwd=REPO, capture_output=True, text=True, timeout=CHILD_TIMEOUT,
-                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    as a notebook there would be); it prints one JSON line last, which we return. Its run
+    folders go under ``tmp_dir`` (TMPDIR)."""
+    argv = machines.argv_on(address, [sys.executable, "-c", textwrap.dedent(code)])
+    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=CHILD_TIMEOUT,
+                          env=dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(tmp_dir)))
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_horovod_across_two_hosts_equals_one_process(machines):
+def test_horovod_across_two_hosts_equals_one_process(machines, tmp_path):
     require_horovod()
     out = run_on(machines, ADDRESSES[0], f"""
         import json
@@ -120,7 +121,7 @@ def test_horovod_across_two_hosts_equals_one_process(machines):
                                   template={machines.template!r}, timeout=60)
         print(json.dumps({{"ranks": [r.rank for r in runs],
                           "params": [[p.tolist() for p in r.params] for r in runs]}}))
-    """)
+    """, tmp_path)
     reference = train_single_process(JOB, num_workers=2)
     params = [[np.array(p) for p in run] for run in out["params"]]
     assert out["ranks"] == [0, 1]
@@ -129,7 +130,7 @@ def test_horovod_across_two_hosts_equals_one_process(machines):
     assert machines.pids() == []
 
 
-def test_a_dead_host_stops_horovod_and_is_named(machines):
+def test_a_dead_host_stops_horovod_and_is_named(machines, tmp_path):
     require_horovod()
     victim = ADDRESSES[1]
     job = DigitsJob(steps=400, batch_per_worker=8, hidden=(16,))
@@ -153,7 +154,7 @@ def test_a_dead_host_stops_horovod_and_is_named(machines):
             print(json.dumps({{"message": None}}))
         except ClusterError as error:
             print(json.dumps({{"message": str(error)}}))
-    """)
+    """, tmp_path)
     assert out["message"] is not None
     assert out["message"].startswith(f"host {victim} looks down or unreachable: rank 1 on "
                                      f"{victim} was killed by signal SIGKILL")
