@@ -1,10 +1,17 @@
 """Run a :class:`~tutorial.parallel.collectives.schedule.Schedule` on real NDArrays.
 
-Each node works on a flat copy of its own array on its own context, so the inputs are
-never modified. A transfer copies a slice from the sender's context to the receiver's
-(``copyto``, a real copy between devices) and the receiver adds or overwrites. All
-payloads of a step are taken before any receiver writes, which gives the schedule's
-"everyone sends at once" meaning; MXNet's engine orders the reads before the writes.
+A schedule is bound once to its input and output arrays (:class:`BoundSchedule`): every
+slice it reads or writes and one receive buffer per transfer, on the receiver's context,
+are made then, so each call only copies and adds, as MXNet's kvstore keeps its buffers
+from one ``pushpull`` to the next. A transfer copies a slice from the sender's context
+into the receiver's buffer (``copyto``, a real copy between devices) and the receiver
+adds it to its own slice, or overwrites its slice with it. All payloads of a step are
+taken before any receiver writes, which gives the schedule's "everyone sends at once"
+meaning; MXNet's engine orders the reads before the writes.
+
+Inputs are never modified (unless they are the outputs: an in-place allreduce), and they
+are not copied either: a slice is read from the input until the schedule first writes
+it, and that first write (input + payload, or the payload) goes to the output.
 """
 
 import mxnet as mx
@@ -16,32 +23,66 @@ def _writes_are_safe(step):
     return not any((t.source, t.chunk) in written for t in step.transfers)
 
 
-def run_schedule(arrays, schedule):
-    """Carry out ``schedule`` on ``arrays`` (one per node) and return the new arrays."""
-    length = schedule.length
-    flats = [a.reshape((length,)).copy() for a in arrays]   # (length,) on each context
-    views = {}
+class BoundSchedule:
+    """``schedule`` bound to ``arrays`` and ``out`` (one NDArray per node, on its context).
 
-    def view(node, t):                                     # slice of one node's copy
-        key = (node, t.chunk)
-        if key not in views:
+    ``bound()`` writes the allreduce of ``arrays`` into ``out`` and returns ``out``;
+    ``out`` may be ``arrays`` itself. Build it once per parameter, call it every step.
+    """
+
+    def __init__(self, schedule, arrays, out):
+        self.schedule, self.arrays, self.out = schedule, list(arrays), list(out)
+        length = schedule.length
+        ins = [a.reshape((length,)) for a in self.arrays]          # views, no copies
+        outs = [o.reshape((length,)) for o in self.out]
+        written = set()                    # (node, chunk) whose value now lives in out
+
+        def piece(flats, node, t):
             whole = (t.start, t.stop) == (0, length)
-            views[key] = flats[node] if whole else flats[node][t.start:t.stop]
-        return views[key]
+            return flats[node] if whole else flats[node][t.start:t.stop]
 
-    for step in schedule.steps:
-        direct = _writes_are_safe(step)
-        # payloads first: every sender sends what it held before this step
-        payloads = [None if (t.op == "copy" and direct) else
-                    view(t.source, t).copyto(flats[t.destination].context)
-                    for t in step.transfers]
-        for t, payload in zip(step.transfers, payloads):
-            target = view(t.destination, t)
-            if t.op == "add":
-                mx.nd.elemwise_add(target, payload, out=target)
-            else:
-                (view(t.source, t) if payload is None else payload).copyto(target)
-    return [f.reshape(a.shape) for f, a in zip(flats, arrays)]
+        def current(node, t):              # where (node, chunk) holds its value now
+            return piece(outs if (node, t.chunk) in written else ins, node, t)
+
+        self._steps = []
+        for step in schedule.steps:
+            direct = _writes_are_safe(step)
+            sources = [current(t.source, t) for t in step.transfers]   # before the step
+            moves = []
+            for t, source in zip(step.transfers, sources):
+                target = piece(outs, t.destination, t)
+                inbox = None if (t.op == "copy" and direct) else mx.nd.empty(
+                    (t.stop - t.start,), ctx=target.context, dtype=target.dtype)
+                moves.append((source, inbox, current(t.destination, t), target, t.op))
+                written.add((t.destination, t.chunk))
+            self._steps.append(moves)
+        chunks = range(len(schedule.chunks))          # never written: copy input to out
+        self._untouched = [(ins[n], outs[n]) for n in range(len(outs))
+                           if self.arrays[n] is not self.out[n]
+                           and any((n, c) not in written for c in chunks)]
+        self._operations = len(self._untouched) + sum(
+            1 + (inbox is not None) for moves in self._steps for _, inbox, _, _, _ in moves)
+
+    def __call__(self):
+        with mx.engine.bulk(self._operations):         # one engine push per context
+            for source, target in self._untouched:
+                source.copyto(target)
+            for moves in self._steps:
+                for source, inbox, _, _, _ in moves:   # payloads first: what senders held
+                    if inbox is not None:
+                        source.copyto(inbox)
+                for source, inbox, own, target, op in moves:
+                    if op == "add":
+                        mx.nd.elemwise_add(own, inbox, out=target)
+                    else:
+                        (source if inbox is None else inbox).copyto(target)
+        return self.out
+
+
+def run_schedule(arrays, schedule):
+    """Carry out ``schedule`` on ``arrays`` (one per node) and return new arrays (inputs kept)."""
+    out = [mx.nd.empty(a.shape, ctx=a.context, dtype=a.dtype) for a in arrays]
+    return BoundSchedule(schedule, arrays, out)()
 
 
 def as_ndarray_list(arrays):
