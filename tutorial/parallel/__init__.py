@@ -16,6 +16,7 @@ One idea per file:
 - ``costmodel``    the alpha-beta cost of each collective
 - ``ps``           a real parameter server: ps-lite kvstores on a cluster of local processes
 - ``async_sgd``    asynchronous SGD simulated exactly: workers of given speeds, one server
+- ``least_squares``  the least-squares problems (dense or sparse rows) it is simulated on
 - ``pipeline``     model parallelism: a network cut into stages on devices, pipeline
                    schedules (naive, GPipe, 1F1B) run for real, asynchronous pipelining
 
