@@ -150,7 +150,10 @@ class Nesterov(NamedTuple):
 
 
 class Ema(NamedTuple):
-    """m <- decay·m + (1 - decay)·u; returns m itself (put only read-only pieces after it)."""
+    """m <- decay·m + (1 - decay)·u; returns m itself (put only read-only pieces after it).
+
+    Computed as m <- u + decay·(m - u), the same average with no temporary array.
+    """
     decay: float
 
     def init(self, weight):
@@ -158,8 +161,9 @@ class Ema(NamedTuple):
 
     def update(self, u, state, weight, step):
         (m,) = state
+        m -= u
         m *= self.decay
-        m += u * (1.0 - self.decay)
+        m += u
         return m
 
 
