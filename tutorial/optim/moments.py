@@ -6,7 +6,7 @@ squares (AdaGrad), a window of it (the deck's local AdaGrad), a leaky average (R
 both moments (Adam and friends).
 
 The arithmetic runs in place: the state buffers are updated with ``*=`` and ``+=``, and
-each update allocates at most one scratch array, reused for u² and then the denominator.
+intermediate values go to one scratch array (``scratch_for``: the adapter's, reused).
 ``mx.nd.contrib.quadratic(x, a=c)`` is c·x² in one pass (MXNet's a·x² + b·x + c).
 
 >>> import mxnet as mx
@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import mxnet as mx
 
-from tutorial.optim.transforms import sign, zeros_like
+from tutorial.optim.transforms import scratch_for, sign, zeros_like
 
 
 class ScaleBySumOfSquares(NamedTuple):
@@ -34,7 +34,7 @@ class ScaleBySumOfSquares(NamedTuple):
 
     def update(self, u, state, weight, step):
         (history,) = state
-        scratch = mx.nd.square(u)
+        scratch = mx.nd.square(u, out=scratch_for(u, step))
         history += scratch
         mx.nd.sqrt(history + self.eps, out=scratch)      # scratch = sqrt(h + eps)
         u /= scratch
@@ -78,7 +78,8 @@ class ScaleByRms(NamedTuple):
 
     def update(self, u, state, weight, step):
         (n,) = state
-        scratch = mx.nd.contrib.quadratic(u, a=1.0 - self.decay)     # (1 - decay)·u²
+        # (1 - decay)·u²
+        scratch = mx.nd.contrib.quadratic(u, a=1.0 - self.decay, out=scratch_for(u, step))
         n *= self.decay
         n += scratch
         mx.nd.sqrt(n + self.eps, out=scratch)                       # scratch = sqrt(n + eps)
@@ -96,7 +97,8 @@ class ScaleByCenteredRms(NamedTuple):
 
     def update(self, u, state, weight, step):
         n, mean = state
-        scratch = mx.nd.contrib.quadratic(u, a=1.0 - self.decay)     # (1 - decay)·u²
+        # (1 - decay)·u²
+        scratch = mx.nd.contrib.quadratic(u, a=1.0 - self.decay, out=scratch_for(u, step))
         n *= self.decay
         n += scratch
         mean *= self.decay
@@ -122,7 +124,8 @@ class ScaleByAdaDelta(NamedTuple):
 
     def update(self, u, state, weight, step):
         acc_grad, acc_delta = state     # by position: a loaded state is a plain tuple
-        scratch = mx.nd.contrib.quadratic(u, a=1.0 - self.rho)       # (1 - rho)·u²
+        # (1 - rho)·u²
+        scratch = mx.nd.contrib.quadratic(u, a=1.0 - self.rho, out=scratch_for(u, step))
         acc_grad *= self.rho
         acc_grad += scratch
         u *= mx.nd.sqrt(acc_delta + self.eps, out=scratch)
@@ -174,10 +177,10 @@ class ScaleByAdam(NamedTuple):
 
     def update(self, u, state, weight, step):
         m, v = state                    # by position: a loaded state is a plain tuple
-        scratch = u * (1.0 - self.beta1)
+        m -= u                          # m <- u + β1·(m - u) = β1·m + (1 - β1)·u
         m *= self.beta1
-        m += scratch
-        mx.nd.contrib.quadratic(u, a=1.0 - self.beta2, out=scratch)  # (1 - β2)·u²
+        m += u
+        scratch = mx.nd.contrib.quadratic(u, a=1.0 - self.beta2, out=scratch_for(u, step))
         v *= self.beta2
         v += scratch
         if self.bias_correction == "moments":
@@ -244,10 +247,10 @@ class ScaleByNadam(NamedTuple):
         mu_t, mu_next = self._momentum(step.t), self._momentum(step.t + 1)
         running[0] *= mu_t
         product = running[0]
-        scratch = u * (1.0 - self.beta1)
+        m -= u                          # m <- u + β1·(m - u) = β1·m + (1 - β1)·u
         m *= self.beta1
-        m += scratch
-        mx.nd.contrib.quadratic(u, a=1.0 - self.beta2, out=scratch)  # (1 - β2)·u²
+        m += u
+        scratch = mx.nd.contrib.quadratic(u, a=1.0 - self.beta2, out=scratch_for(u, step))
         v *= self.beta2
         v += scratch
         u *= (1.0 - mu_t) / (1.0 - product)                          # u becomes m̄

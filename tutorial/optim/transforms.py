@@ -38,6 +38,15 @@ class Step(NamedTuple):
     rescale_grad: float = 1.0      # factor already applied to u (LARS needs it for norms)
     raw_grad: object = None        # the gradient as the Trainer handed it in, untouched
     name: str = ""                 # parameter name when known (LARS skips bias/gamma/beta)
+    scratch: object = None         # an array like the weight to compute in (see scratch_for)
+
+
+def scratch_for(u, step):
+    """An array shaped like u to hold intermediate values: the adapter's, kept between
+    updates (``step.scratch``), or a new one. Use it within one update, never return it."""
+    if step.scratch is not None:
+        return step.scratch
+    return mx.nd.empty(u.shape, u.context, dtype=u.dtype)
 
 
 def zeros_like(weight):
@@ -62,7 +71,10 @@ class AddDecayedWeights(NamedTuple):
 
     def update(self, u, state, weight, step):
         if step.wd:
-            u += weight * step.wd
+            decay = scratch_for(u, step)
+            weight.copyto(decay)
+            decay *= step.wd
+            u += decay
         return u
 
 
