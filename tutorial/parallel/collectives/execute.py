@@ -5,7 +5,8 @@ slice it reads or writes and one receive buffer per transfer, on the receiver's 
 are made then, so each call only copies and adds, as MXNet's kvstore keeps its buffers
 from one ``pushpull`` to the next. A transfer copies a slice from the sender's context
 into the receiver's buffer (``copyto``, a real copy between devices) and the receiver
-adds it to its own slice, or overwrites its slice with it. All payloads of a step are
+adds it to its own slice (all it receives in a step in one pass, ``add_n``), or
+overwrites its slice with it. All payloads of a step are
 taken before any receiver writes, which gives the schedule's "everyone sends at once"
 meaning; MXNet's engine orders the reads before the writes.
 
@@ -44,38 +45,49 @@ class BoundSchedule:
         def current(node, t):              # where (node, chunk) holds its value now
             return piece(outs if (node, t.chunk) in written else ins, node, t)
 
-        self._steps = []
+        self._steps = []                   # per step: (payload copies, writes)
         for step in schedule.steps:
             direct = _writes_are_safe(step)
-            sources = [current(t.source, t) for t in step.transfers]   # before the step
-            moves = []
-            for t, source in zip(step.transfers, sources):
-                target = piece(outs, t.destination, t)
-                inbox = None if (t.op == "copy" and direct) else mx.nd.empty(
-                    (t.stop - t.start,), ctx=target.context, dtype=target.dtype)
-                moves.append((source, inbox, current(t.destination, t), target, t.op))
-                written.add((t.destination, t.chunk))
-            self._steps.append(moves)
+            sends, writes = [], {}             # writes: (node, chunk) -> (op, target, inputs)
+            for t in step.transfers:
+                source = current(t.source, t)                  # what it held before the step
+                if t.op == "copy" and direct:
+                    writes[(t.destination, t.chunk)] = ("copy", piece(outs, t.destination, t),
+                                                        [source])
+                    continue
+                inbox = mx.nd.empty((t.stop - t.start,), ctx=outs[t.destination].context,
+                                    dtype=outs[t.destination].dtype)
+                sends.append((source, inbox))
+                key = (t.destination, t.chunk)
+                if t.op == "add":              # everything a receiver gets, summed in one pass
+                    _, target, inputs = writes.get(
+                        key, ("add", piece(outs, t.destination, t), [current(t.destination, t)]))
+                    writes[key] = ("add", target, inputs + [inbox])
+                else:
+                    writes[key] = ("copy", piece(outs, t.destination, t), [inbox])
+            written.update(writes)
+            self._steps.append((sends, list(writes.values())))
         chunks = range(len(schedule.chunks))          # never written: copy input to out
         self._untouched = [(ins[n], outs[n]) for n in range(len(outs))
                            if self.arrays[n] is not self.out[n]
                            and any((n, c) not in written for c in chunks)]
         self._operations = len(self._untouched) + sum(
-            1 + (inbox is not None) for moves in self._steps for _, inbox, _, _, _ in moves)
+            len(sends) + len(writes) for sends, writes in self._steps)
 
     def __call__(self):
         with mx.engine.bulk(self._operations):         # one engine push per context
             for source, target in self._untouched:
                 source.copyto(target)
-            for moves in self._steps:
-                for source, inbox, _, _, _ in moves:   # payloads first: what senders held
-                    if inbox is not None:
-                        source.copyto(inbox)
-                for source, inbox, own, target, op in moves:
-                    if op == "add":
-                        mx.nd.elemwise_add(own, inbox, out=target)
+            for sends, writes in self._steps:
+                for source, inbox in sends:            # payloads first: what senders held
+                    source.copyto(inbox)
+                for op, target, inputs in writes:
+                    if op == "copy":
+                        inputs[0].copyto(target)
+                    elif len(inputs) == 2:
+                        mx.nd.elemwise_add(*inputs, out=target)
                     else:
-                        (source if inbox is None else inbox).copyto(target)
+                        mx.nd.add_n(*inputs, out=target)
         return self.out
 
 
