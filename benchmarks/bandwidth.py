@@ -25,3 +25,7 @@ def bandwidth(nbytes=1 << 27, repeats=7, ctx=None):
         mx.nd.waitall()
         best = min(best, time.perf_counter() - start)
     return 2 * source.size * 4 / best
+
+
+if __name__ == "__main__":
+    print(f"memory bandwidth (copyto, read + write): {bandwidth() / 1e9:.1f} GB/s")
