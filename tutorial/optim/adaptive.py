@@ -11,9 +11,10 @@ import mxnet as mx
 from tutorial.optim.adapter import ChainOptimizer
 from tutorial.optim.options import check_settings
 from tutorial.validate import check_range
-from tutorial.optim.moments import (AdamStepSize, FtrlProximal, ScaleByAdaDelta, ScaleByAdam,
-                                    ScaleByAdamax, ScaleByCenteredRms, ScaleByNadam, ScaleByRms,
+from tutorial.optim.moments import (AdamStepSize, ScaleByAdaDelta, ScaleByAdam, ScaleByAdamax,
+                                    ScaleByCenteredRms, ScaleByNadam, ScaleByRms,
                                     ScaleBySumOfSquares, ScaleByWindowSumOfSquares)
+from tutorial.optim.proximal import FtrlProximal
 from tutorial.optim.transforms import AddDecayedWeights, Clip, ScaleByLr, Trace
 
 

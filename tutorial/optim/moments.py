@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import mxnet as mx
 
-from tutorial.optim.transforms import scratch_for, sign, zeros_like
+from tutorial.optim.transforms import scratch_for, zeros_like
 
 
 class ScaleBySumOfSquares(NamedTuple):
@@ -259,27 +259,3 @@ class ScaleByNadam(NamedTuple):
         scratch += self.eps
         u /= scratch
         return u
-
-
-class FtrlProximal(NamedTuple):
-    """FTRL-Proximal (McMahan et al.): returns the step from w to its closed-form new value.
-
-      z <- z + u - (sqrt(n + u²) - sqrt(n))·w / lr;   n <- n + u²
-      w_new = (sign(z)·λ1 - z) / ((β + sqrt(n)) / lr + wd)  where |z| > λ1, else 0
-    """
-    lamda1: float
-    beta: float
-
-    def init(self, weight):
-        return (zeros_like(weight), zeros_like(weight))
-
-    def update(self, u, state, weight, step):
-        z, n = state
-        previous_root = mx.nd.sqrt(n)
-        n += mx.nd.square(u)
-        root = mx.nd.sqrt(n)                      # sqrt(n + u²), used twice below
-        z += u - (root - previous_root) * weight / step.lr
-        new = ((sign(z) * self.lamda1 - z)
-               / ((root + self.beta) / step.lr + step.wd)
-               * (mx.nd.abs(z) > self.lamda1))
-        return new - weight
