@@ -15,6 +15,10 @@ the summed gradient never sits on the devices, and ``allreduce_grads()`` / ``upd
 for ``update_on_kvstore=False`` to split the step: the kvstore then only sums
 gradients, and every device applies the same update to its own copy.
 
+BatchNorm's running mean and variance are not the trainer's business: every device keeps
+the statistics of its own shards, and the copies drift apart (``DataParallelTrainer``
+averages them after each step; see :mod:`tutorial.parallel.running_stats`).
+
 >>> import mxnet as mx
 >>> from tutorial.parallel.workload import mlp
 >>> t = GluonDataParallel(mlp(seed=0), [mx.cpu(0), mx.cpu(1)], learning_rate=0.1)
