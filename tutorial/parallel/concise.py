@@ -35,6 +35,7 @@ import time
 from mxnet import gluon
 
 from tutorial.devices import check_devices
+from tutorial.engine import check_sync_batchnorm
 from tutorial.optim.options import check_optimizer_options
 from tutorial.parallel.aggregation import check_aggregation
 from tutorial.parallel.finite import check_parameters
@@ -53,6 +54,7 @@ def gluon_trainer(net, devices, optimizer="sgd", kvstore="device", update_on_kvs
                   **optimizer_params):
     """A ``gluon.Trainer`` for ``net`` replicated on ``devices``, with a clear NCCL check."""
     devices = check_devices(devices)
+    check_sync_batchnorm(devices, net=net)              # refuse what would hang
     if isinstance(optimizer, str):       # gluon.Trainer builds it, with its param_dict
         optimizer_params = check_optimizer_options(optimizer, optimizer_params)
     else:

@@ -32,6 +32,7 @@ from mxnet import autograd, gluon
 
 from tutorial.batch_checks import check_batch, check_outputs
 from tutorial.devices import check_devices
+from tutorial.engine import check_sync_batchnorm
 from tutorial.optim.options import check_optimizer, check_optimizer_options
 from tutorial.parallel.aggregation import make_aggregator
 from tutorial.parallel.finite import check_loss, check_parameters
@@ -122,6 +123,7 @@ class DataParallelTrainer:
                  **optimizer_params):
         self.net = net
         self.devices = check_devices(devices)
+        check_sync_batchnorm(self.devices, net=net)      # refuse what would hang
         self.optimizer = make_optimizer(optimizer, optimizer_params)
         self.loss_fn = loss or gluon.loss.SoftmaxCrossEntropyLoss()
         self.params = [p for p in net.collect_params().values() if p.grad_req != "null"]
