@@ -120,3 +120,36 @@ class MLPLoss:
         loss = float(self.loss_fn(out, self.y).asscalar())
         acc = float((out.argmax(axis=-1) == self.y).mean().asscalar())
         return loss, acc
+
+
+class NetLoss:
+    """Like :class:`MLPLoss` for any trained Gluon ``net``: loss and gradients at any values
+    of its trainable parameters (those with a gradient, in ``collect_params`` order).
+
+    The loss is computed in prediction mode (``train_mode=False``): BatchNorm normalises
+    with its running statistics, so the loss is a function of the weights alone. Setting
+    parameters overwrites the net's weights; :meth:`restore` puts back the ones it had.
+    """
+
+    def __init__(self, net, X, y):
+        self.net = net
+        self.params = [p for p in net.collect_params().values() if p.grad_req != "null"]
+        self.original = [p.data().asnumpy() for p in self.params]
+        ctx = self.params[0].list_ctx()[0]
+        self.X, self.y = nd.array(X, ctx=ctx), nd.array(y, ctx=ctx)
+        self.loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+
+    def _set(self, params):
+        for p, value in zip(self.params, params):
+            p.set_data(nd.array(value, dtype="float32"))
+
+    def restore(self):
+        self._set(self.original)
+
+    def __call__(self, params):
+        self._set(params)
+        with autograd.record(train_mode=False):
+            loss = self.loss_fn(self.net(self.X), self.y).mean()
+        loss.backward()
+        return float(loss.asscalar()), [p.grad().asnumpy().astype(np.float64)
+                                        for p in self.params]
