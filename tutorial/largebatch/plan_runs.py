@@ -13,7 +13,8 @@ Validation accuracy is measured ``evals_per_epoch`` times per epoch (at evenly s
 steps, every step when an epoch has fewer), so *steps to target* is the first of those
 steps at which the accuracy reached ``target``: an upper bound, as fine as the
 evaluations. A run *diverges* when a minibatch loss becomes NaN/inf or exceeds twice
-ln(classes) (a uniform guess): it stops there and reports no steps to target.
+the larger of ln(classes) (a uniform guess) and its first loss (a freshly initialised
+CNN can start above ln(classes)): it stops there and reports no steps to target.
 """
 
 import dataclasses
@@ -101,7 +102,7 @@ def train_plan(net_factory, data, plan, optimizer="momentum", optimizer_kw=None,
             trainer.step(1)
             step += 1
             losses.append(float(loss.asscalar()))
-            if not losses[-1] < limit:
+            if not losses[-1] < max(limit, 2.0 * losses[0]):
                 diverged = True
                 break
             if k + 1 in at:
