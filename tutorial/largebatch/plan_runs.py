@@ -12,9 +12,10 @@ from 1.
 Validation accuracy is measured ``evals_per_epoch`` times per epoch (at evenly spaced
 steps, every step when an epoch has fewer), so *steps to target* is the first of those
 steps at which the accuracy reached ``target``: an upper bound, as fine as the
-evaluations. A run *diverges* when a minibatch loss becomes NaN/inf or exceeds twice
-the larger of ln(classes) (a uniform guess) and its first loss (a freshly initialised
-CNN can start above ln(classes)): it stops there and reports no steps to target.
+evaluations. A run *diverges* when a minibatch loss becomes NaN/inf, or stays above twice
+the larger of ln(classes) (a uniform guess) and its first loss for ``patience``
+consecutive steps (a CNN with BatchNorm often spikes for a few steps early on and
+recovers): it stops there and reports no steps to target.
 """
 
 import dataclasses
@@ -61,7 +62,8 @@ def accuracy(net, X, y):
 
 
 def train_plan(net_factory, data, plan, optimizer="momentum", optimizer_kw=None, target=None,
-               stop_at_target=False, evals_per_epoch=4, seed=0, ctx=None, return_net=False):
+               stop_at_target=False, evals_per_epoch=4, seed=0, patience=20, ctx=None,
+               return_net=False):
     """Train ``net_factory()`` on ``data`` (a ``runs.Dataset``) through ``plan``.
 
     ``net_factory()`` returns a fresh Gluon block (initialized, or with deferred shapes);
@@ -75,6 +77,7 @@ def train_plan(net_factory, data, plan, optimizer="momentum", optimizer_kw=None,
     if target is not None:
         check_range("target", target, 0.0, 1.0, low_open=True)
     check_count("evals_per_epoch", evals_per_epoch, what="evaluations per epoch")
+    check_count("patience", patience, what="steps above the divergence limit")
     rows = plan_table(plan, data.n_train)               # also checks every batch fits
     ctx = ctx or mx.cpu()
     mx.random.seed(seed)
@@ -89,7 +92,7 @@ def train_plan(net_factory, data, plan, optimizer="momentum", optimizer_kw=None,
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     limit = 2.0 * float(np.log(int(data.y_train.max()) + 1))
     rng = np.random.default_rng(seed)
-    evals, losses, reached, diverged, step = [], [], None, False, 0
+    evals, losses, reached, diverged, step, above = [], [], None, False, 0, 0
     for epoch, batch, lr, _, steps in rows:
         trainer.set_learning_rate(lr)
         order = nd.array(rng.permutation(data.n_train), ctx=ctx)
@@ -102,7 +105,8 @@ def train_plan(net_factory, data, plan, optimizer="momentum", optimizer_kw=None,
             trainer.step(1)
             step += 1
             losses.append(float(loss.asscalar()))
-            if not losses[-1] < max(limit, 2.0 * losses[0]):
+            above = above + 1 if not losses[-1] < max(limit, 2.0 * losses[0]) else 0
+            if not np.isfinite(losses[-1]) or above >= patience:
                 diverged = True
                 break
             if k + 1 in at:
