@@ -130,3 +130,17 @@ def test_a_diverging_plan_stops_and_reports_no_steps_to_target():
                                               data.y_val),
                      ph.constant(5, 16, 50.0), target=0.5)
     assert run.diverged and run.steps_to_target is None and run.steps_run < 25
+
+
+@pytest.mark.parametrize("epochs", [3, 6])
+def test_notebook_plans_keep_their_promises(epochs):
+    from tutorial.largebatch import recipe_settings as rs
+    plans = rs.plans(epochs)
+    n = 4000
+    decay, grow = (ph.plan_table(plans[k], n) for k in ("decay lr", "grow batch"))
+    assert [lr / b for _, b, lr, _, _ in decay] == pytest.approx([lr / b for _, b, lr, _, _ in grow])
+    assert grow[-1][1] == rs.SMALL_BATCH * rs.GROWTH ** 2 and decay[-1][1] == rs.SMALL_BATCH
+    warm = ph.plan_table(plans["warm start"], n)
+    assert [b for _, b, *_ in warm] == [rs.SMALL_BATCH] + [rs.LARGE_BATCH] * (epochs - 1)
+    assert warm[1][3] == 1 + n // rs.SMALL_BATCH
+    assert ph.total_steps(plans["large batch"], n) == epochs * (n // rs.LARGE_BATCH)
