@@ -17,7 +17,7 @@ from tutorial.largebatch import phases
 # The optimizer race (an MLP 784-128-128-10 on MNIST-5k): each contender's rate at BASE_BATCH
 RACE_BASE_LRS = {"sgd": 0.05, "lars": 4.0, "adam": 0.002, "lamb": 0.01}
 BASE_BATCH, RACE_TARGET = 32, 0.92
-RACE_EPOCHS = {32: 4, 256: 8, 1000: 30, 4000: 60}    # a cap per batch size
+RACE_EPOCHS = {32: 4, 256: 12, 1000: 30, 4000: 60}    # a cap per batch size
 
 # Warm start and batch growth (the ResNet): small batch and rate, large batch and rate
 SMALL_BATCH, SMALL_LR = 32, 0.05
