@@ -9,8 +9,6 @@ can call the same functions with the fast-mode environment.
 [(2, 32, 0.05), (2, 128, 0.05), (2, 512, 0.05)]
 """
 
-import dataclasses
-
 from tutorial.config import pick
 from tutorial.largebatch import phases
 
@@ -31,22 +29,7 @@ def sizes(env=None):
         "race_batches": pick((32, 256, 1000, 4000), (256, 4000), env),
         "race_multipliers": pick((0.25, 0.5, 1.0, 2.0, 4.0), (0.5, 1.0, 2.0), env),
         "plan_epochs": pick(6, 3, env),
-        "plan_train": pick(4000, 2000, env),     # training images for the plans
     }
-
-
-def first_examples(data, n):
-    """The same split with only the first ``n`` training examples (validation unchanged).
-
-    >>> import numpy as np
-    >>> from tutorial.largebatch.runs import Dataset
-    >>> d = Dataset(np.zeros((10, 2)), np.arange(10), np.ones((3, 2)), np.arange(3))
-    >>> first_examples(d, 4).n_train, len(first_examples(d, 4).X_val)
-    (4, 3)
-    """
-    if not 1 <= n <= data.n_train:
-        raise ValueError(f"n must be between 1 and the {data.n_train} training examples, got {n!r}")
-    return dataclasses.replace(data, X_train=data.X_train[:n], y_train=data.y_train[:n])
 
 
 def plans(epochs):
