@@ -82,12 +82,13 @@ def race_curves(points, ax=None):
     ax = ax or plt.subplots(figsize=(6.5, 4))[1]
     reached = [p.steps for p in points if p.steps is not None]
     top = 1.5 * max(reached) if reached else 1.0
-    for name in dict.fromkeys(p.contender for p in points):
+    for k, name in enumerate(dict.fromkeys(p.contender for p in points)):
         mine = [p for p in points if p.contender == name]
         line, = ax.loglog([p.batch_size for p in mine if p.steps is not None],
                           [p.steps for p in mine if p.steps is not None], "o-", label=name)
         missed = [p.batch_size for p in mine if p.steps is None]
-        ax.plot(missed, [top] * len(missed), "x", ms=10, mew=2, color=line.get_color())
+        ax.plot(missed, [top * 1.12 ** k] * len(missed), "x", ms=10, mew=2,   # one row each
+                color=line.get_color())
     ax.set_xlabel("batch size B")
     ax.set_ylabel("steps to target (best rate of the grid)")
     ax.set_title("x: no rate of the grid reached the target")
