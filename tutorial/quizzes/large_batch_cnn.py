@@ -1,5 +1,6 @@
 """Quiz: a CNN with BatchNorm on several devices. The questions come from the lecture's
-throughput yardstick, the deck's BatchNorm line, and what notebook 11 measures (the
+throughput yardstick, the deck's BatchNorm line, Smith et al.'s growing batch (in the
+lecture's large-batch recipes), and what notebook 11 measures (the
 equivalences are pinned in ``tests/parallel/test_sync_batchnorm.py``)."""
 
 from tutorial.quizzes.question import Question, Quiz, right, wrong
@@ -54,5 +55,17 @@ QUIZ = Quiz("Large batches on a CNN with BatchNorm", [
                   "SyncBatchNorm over any total batch computes what one device would."),
             wrong("SyncBatchNorm trains worse than ghost BatchNorm at every batch size",
                   "Its loss stayed within a small margin of the whole batch's."),
+        ]),
+    Question(
+        "Smith et al. grow the batch by 4 where a schedule would divide the learning rate by 4. "
+        "Over one epoch, compared with decaying the rate, ...", [
+            right("the ratio of learning rate to batch size is the same",
+                  "Both divide lr / B by 4: the noise of SGD's steps falls alike."),
+            right("there are 4 times fewer steps",
+                  "The same images in batches 4 times larger: that is the saving."),
+            wrong("the learning rate is 4 times smaller",
+                  "Growing the batch keeps the rate; only the batch changes."),
+            wrong("the gradient noise stays as it was",
+                  "A 4 times larger batch averages it down, as the smaller rate would."),
         ]),
 ])
