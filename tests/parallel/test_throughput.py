@@ -63,8 +63,8 @@ def test_measure_scaling_always_measures_one_device_and_feeds_k_times_b():
         return lambda X, y: seen.append((len(devices), len(X)))
 
     rows = measure_scaling(make_step, device_counts=[2], per_device_batches=[3],
-                           inputs=["synthetic"], steps=2, warmup=0,
-                           make_devices=lambda k: list(range(k)))
+                           inputs=["synthetic"], steps=2, warmup=0, repeats=1,
+                           make_devices=lambda k: list(range(k)), wait=lambda: None)
     assert sorted(set(seen)) == [(1, 3), (2, 6)]
     assert [(r.devices, r.per_device_batch) for r in rows] == [(1, 3), (2, 3)]
 
@@ -79,3 +79,14 @@ def test_bad_counts_are_explained(kwargs, words):
 def test_unknown_inputs_are_explained():
     with pytest.raises(ValueError, match="'real' and/or 'synthetic'"):
         measure_scaling(lambda d: None, [1], [2], inputs=["imagenet"])
+
+
+def test_the_fastest_of_the_repeats_counts():
+    """A fake clock that makes the second round of K = 2 twice as fast as its first."""
+    ticks = iter([0.0, 1.0, 0.0, 4.0, 0.0, 1.0, 0.0, 2.0])   # K=1, K=2, K=1, K=2
+    rows = measure_scaling(lambda devices: (lambda X, y: None), [2], [4], inputs=["real"],
+                           steps=1, warmup=0, repeats=2, make_devices=lambda k: list(range(k)),
+                           real_batches=synthetic_batches, clock=lambda: next(ticks),
+                           wait=lambda: None)
+    assert [(r.devices, r.images_per_s, r.efficiency) for r in rows] == [(1, 4.0, 1.0),
+                                                                          (2, 4.0, 0.5)]
