@@ -16,7 +16,7 @@ from what each notebook measures.
 >>> quiz_named("sdg")   # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: no quiz on 'sdg'; the topics are: sgd, momentum, adaptive, ..., model_parallel.
+ValueError: no quiz on 'sdg'; the topics are: sgd, momentum, adaptive, ..., large_batch_cnn.
 """
 
 from tutorial.quizzes import (adaptive, allreduce, async_sgd, capacity, data_parallel,
