@@ -12,9 +12,11 @@ its forward and in its backward pass). Two things must then hold, or a step wait
    convolution, which waits for device 0's first BatchNorm, which waits for device 1's.
    Enough buffers that one step never hands out the same one twice remove that cycle.
 
-What we measured with this library's ResNet on two CPU contexts (MXNet 1.9.1, each run
-stopped after 25 s): default settings, ``MXNET_CPU_WORKER_NTHREADS`` 2 or 8 alone, or
-``MXNET_CPU_TEMP_COPY=64`` alone: the first step hangs; both together: it runs. On GPUs
+What we measured on two CPU contexts (MXNet 1.9.1, each run stopped after 25 s), with this
+library's ResNet and with two SyncBatchNorm layers in a row: default settings, or
+``MXNET_CPU_TEMP_COPY=64`` alone, or ``MXNET_CPU_WORKER_NTHREADS=2`` alone: the first step
+hangs (threads alone, 2 or 8, also hang the two layers' backward pass); threads and
+buffers together: it runs. A single SyncBatchNorm layer runs with the threads alone. On GPUs
 every device has its own threads and buffers, and none of this applies.
 
 The engine reads these variables once, when ``import mxnet`` creates it, so
