@@ -3,7 +3,8 @@
 - ``question``  :class:`Question` (its options, each right or wrong, each with why), ``Quiz``
 - ``grading``   ``grade(question, selected, attempt)``: what feedback to show, pure
 - ``sgd``, ``momentum``, ``adaptive``, ``capacity``, ``data_parallel``, ``allreduce``,
-  ``parameter_server``, ``large_batch``, ``async_sgd``, ``model_parallel``: one ``QUIZ`` each
+  ``parameter_server``, ``large_batch``, ``async_sgd``, ``model_parallel``,
+  ``large_batch_cnn``: one ``QUIZ`` each
 
 :data:`QUIZZES` maps a topic, the name of its module, to its :class:`Quiz`; a notebook shows
 one with ``tutorial.viz.quiz.quiz_for(topic)``. The questions come from the workshop deck,
@@ -15,15 +16,16 @@ from what each notebook measures.
 >>> quiz_named("sdg")   # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: no quiz on 'sdg'; the topics are: sgd, momentum, adaptive, ..., model_parallel.
+ValueError: no quiz on 'sdg'; the topics are: sgd, momentum, adaptive, ..., large_batch_cnn.
 """
 
 from tutorial.quizzes import (adaptive, allreduce, async_sgd, capacity, data_parallel,
-                              large_batch, model_parallel, momentum, parameter_server, sgd)
+                              large_batch, large_batch_cnn, model_parallel, momentum,
+                              parameter_server, sgd)
 from tutorial.quizzes.question import Question, Quiz
 
 _TOPICS = (sgd, momentum, adaptive, capacity, data_parallel, allreduce, parameter_server,
-           large_batch, async_sgd, model_parallel)   # in the order of the notebooks
+           large_batch, async_sgd, model_parallel, large_batch_cnn)   # notebook order
 QUIZZES = {module.__name__.rpartition(".")[2]: module.QUIZ for module in _TOPICS}
 
 
