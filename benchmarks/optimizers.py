@@ -8,17 +8,27 @@ ratio ours / MXNet. Each time is the best of several repeats (as ``timeit`` advi
 a shared machine the slower repeats measure the neighbours). Timings only: nothing here
 is asserted in tests.
 
+The physical bound next to each row is the bytes the update must move (read the weight,
+the gradient and every state array, write back the weight and the states) divided by the
+memory bandwidth measured in this process (``bandwidth.py``): no implementation on this
+machine can beat it. ``--save FILE`` keeps the ratios as JSON, ``--before FILE`` prints
+them next to this run's (a before/after note; benchmarks/README.md has the one for the
+in-place rewrite).
+
     .venv/bin/python benchmarks/optimizers.py            # ResNet-18 shapes (~11.7M)
     .venv/bin/python benchmarks/optimizers.py --quick    # channels / 4 (~0.7M), fewer steps
+    .venv/bin/python benchmarks/optimizers.py --only adam rmsprop --before before.json
 """
 
 import argparse
+import json
 import time
 
 import mxnet as mx
 import numpy as np
 
 import tutorial.optim as topt
+from bandwidth import bandwidth
 
 # (row label, our name, MXNet's name, kwargs for both)
 PAIRS = [
@@ -74,28 +84,65 @@ def time_updates(optimizer, shapes, steps, repeats, seed=0):
     return min(per_step)
 
 
+def state_elements(state):
+    """Number of values an optimizer state holds (NDArrays nested in tuples and lists)."""
+    if isinstance(state, mx.nd.NDArray):
+        return state.size
+    if isinstance(state, (tuple, list)):
+        return sum(state_elements(item) for item in state)
+    return 0
+
+
+def bytes_moved(optimizer, shapes, itemsize=4):
+    """Bytes one update must read and write: weight (2x), gradient, states (2x each)."""
+    total = 0
+    for i, shape in enumerate(shapes):
+        weight = mx.nd.zeros(shape)
+        total += (3 * weight.size + 2 * state_elements(optimizer.create_state(i, weight)))
+    return total * itemsize
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller arrays, fewer steps")
+    parser.add_argument("--only", nargs="+", metavar="ROW", help="only these rows (labels)")
+    parser.add_argument("--save", metavar="FILE", help="write the ratios to FILE (JSON)")
+    parser.add_argument("--before", metavar="FILE", help="print the ratios saved in FILE too")
     args = parser.parse_args()
     shapes = resnet18_shapes(4 if args.quick else 1)
     steps, repeats = (3, 3) if args.quick else (3, 5)
     size = sum(int(np.prod(s)) for s in shapes)
-    print("%d arrays, %.2fM parameters, best of %d repeats of %d steps, ms per step"
-          % (len(shapes), size / 1e6, repeats, steps))
-    print("%-22s %10s %10s %8s" % ("optimizer", "ours", "mxnet", "ratio"))
-    ratios = []
+    before = json.load(open(args.before)) if args.before else {}
+    rate = bandwidth()
+    print("%d arrays, %.2fM parameters, best of %d repeats of %d steps, ms per step; memory "
+          "bandwidth %.1f GB/s (read + write, measured now)"
+          % (len(shapes), size / 1e6, repeats, steps, rate / 1e9))
+    print("%-22s %8s %8s %8s %9s %9s" % ("optimizer", "ours", "mxnet", "ratio", "bound ms",
+                                         "ours/bound") + ("  before" if before else ""))
+    ratios, saved = [], {}
     for label, ours, theirs, kwargs in PAIRS:
+        if args.only and label not in args.only:
+            continue
         extra = dict(tau=4) if ours == "local_adagrad" else {}
-        t_ours = time_updates(topt.create(ours, **COMMON, **kwargs, **extra), shapes, steps,
-                              repeats)
+        optimizer = topt.create(ours, **COMMON, **kwargs, **extra)
+        t_ours = time_updates(optimizer, shapes, steps, repeats)
         t_mx = time_updates(mx.optimizer.create(theirs, **COMMON, **kwargs), shapes, steps,
                             repeats)
-        ratio = t_ours / t_mx
+        bound = bytes_moved(optimizer, shapes) / rate
+        ratio = saved[label] = t_ours / t_mx
         if ours != "local_adagrad":
             ratios.append(ratio)
-        print("%-22s %10.1f %10.1f %7.2fx" % (label, 1e3 * t_ours, 1e3 * t_mx, ratio))
-    print("geometric mean ratio (MXNet algorithms): %.2fx" % float(np.exp(np.mean(np.log(ratios)))))
+        line = "%-22s %8.1f %8.1f %7.2fx %9.1f %8.1fx" % (
+            label, 1e3 * t_ours, 1e3 * t_mx, ratio, 1e3 * bound, t_ours / bound)
+        if label in before:
+            line += "  %6.2fx" % before[label]
+        print(line)
+    saved["geometric mean"] = float(np.exp(np.mean(np.log(ratios))))
+    print("geometric mean ratio (MXNet algorithms): %.2fx" % saved["geometric mean"]
+          + ("  (before: %.2fx)" % before["geometric mean"] if "geometric mean" in before else ""))
+    if args.save:
+        with open(args.save, "w") as f:
+            json.dump(saved, f, indent=1)
 
 
 if __name__ == "__main__":

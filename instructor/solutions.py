@@ -74,6 +74,13 @@ def gpipe_schedule(stages, microbatches):                             # 10_model
     return tasks
 
 
+def sync_mean_var(means, variances, counts):                          # 11_large_batch_cnn
+    n = sum(counts)
+    mean = sum(c * m for m, c in zip(means, counts)) / n
+    second = sum(c * (v + m ** 2) for m, v, c in zip(means, variances, counts)) / n
+    return mean, second - mean ** 2                  # E[x^2] - E[x]^2, shards by count
+
+
 def post_local_schedule(steps, period, switch):                      # 12_scaling_out
     return [t for t in range(1, steps + 1)
             if t <= switch or (t - switch) % period == 0 or t == steps]
@@ -92,5 +99,6 @@ GIVEAWAYS = {
     "trust_ratio": ("eta*w_norm/(g_norm+wd*w_norm)",),
     "staleness_lr": ("max(1,staleness)", "max(1,tau)", "freshonestoo"),
     "gpipe_schedule": ("(s+i,s,i,\"F\")", "m+p-1+(p-1-s)+(m-1-i)"),
+    "sync_mean_var": ("c*(v+m**2)", "second-mean**2", "(v+m**2)form,v,c"),
     "post_local_schedule": ("(t-switch)%period==0", "t<=switchor(t-", "ift<=switch"),
 }

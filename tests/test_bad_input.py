@@ -10,7 +10,7 @@ import pytest
 
 from bounded import within
 from tutorial import data
-from tutorial.parallel import async_sgd, equivalence, step_time
+from tutorial.parallel import async_sgd, equivalence, least_squares, step_time
 from tutorial.parallel.workload import digits_batches
 
 TINY = (np.zeros((5, 2), np.float32), np.zeros(5, np.int32))
@@ -65,7 +65,7 @@ def test_layouts_refuse_a_zero_batch():
 
 
 def one_row_problem():
-    return async_sgd.least_squares([[1.0]], [0.0], w0=[1.0])
+    return least_squares.least_squares([[1.0]], [0.0], w0=[1.0])
 
 
 @pytest.mark.parametrize("mode", ["async", "sync"])
@@ -77,9 +77,9 @@ def test_simulate_refuses_a_batch_larger_than_the_data(mode):
 
 def test_a_problem_without_rows_is_refused():
     with pytest.raises(ValueError, match=r"X must be a table of n >= 1 rows .*\(0, 2\)"):
-        async_sgd.least_squares(np.zeros((0, 2)), np.zeros(0))
+        least_squares.least_squares(np.zeros((0, 2)), np.zeros(0))
     with pytest.raises(ValueError, match=r"y must hold one target per row of X"):
-        async_sgd.least_squares(np.zeros((3, 2)), np.zeros(2))
+        least_squares.least_squares(np.zeros((3, 2)), np.zeros(2))
 
 
 @pytest.mark.parametrize("n, batch_size, message", [

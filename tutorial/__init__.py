@@ -7,13 +7,15 @@ Subpackages, one idea per file:
 - ``tutorial.progress`` one live line for long cells (what runs, how far, time left)
 - ``tutorial.devices``  GPUs MXNet can really use (probed once per process), and CPU
   contexts that stand in for them
+- ``tutorial.engine``   MXNet engine settings SyncBatchNorm needs on CPU contexts (set
+  before ``import mxnet``)
 - ``tutorial.batch_checks`` does a batch fit the net: feature count, class labels
 - ``tutorial.data``     offline data sets with checksums
 - ``tutorial.optim``    optimizers as small transformations, schedules, the Gluon adapter
 - ``tutorial.surfaces`` two-dimensional test functions for watching optimizers move
 - ``tutorial.compare``  how far apart two sets of weights are (relative difference)
-- ``tutorial.nn``       the digits MLP, its training loop, blocks written from scratch
-  (dropout, DropConnect)
+- ``tutorial.nn``       the digits MLP, a small ResNet, the training loop, blocks written
+  from scratch (dropout, DropConnect)
 - ``tutorial.parallel`` splitting batches, data-parallel trainers, collectives, cost model
 - ``tutorial.largebatch`` large-batch training measured: sweeps, critical batch, sharpness
 - ``tutorial.viz``      widgets and plots (pure models, views that only draw)

@@ -108,6 +108,15 @@ def load_mnist5k(path=None):
     return table[:, :-1].astype(np.float32) / 255.0, table[:, -1].astype(np.int32)
 
 
+def load_mnist5k_images(path=None):
+    """MNIST-5k as images for a CNN: X (5000, 1, 28, 28) float32 in [0, 1], y (5000,) int32.
+
+    The same rows as :func:`load_mnist5k` (sorted by class: shuffle before splitting).
+    """
+    X, y = load_mnist5k(path)
+    return X.reshape(-1, 1, 28, 28), y
+
+
 def load_csv_table(name, path=None):
     """A small CSV table kept in data/ (header row, then rows), as a list of dicts."""
     import csv

@@ -82,6 +82,7 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
         "trust_ratio": r"name='dense0_weight'\) returned None",
         "staleness_lr": r"staleness_lr\(0.1, 0\) returned None",
         "gpipe_schedule": r"gpipe_schedule\(2, 2\) returned None",
+        "sync_mean_var": r"on the case '2 equal shards' returned NoneType",
         "post_local_schedule": r"post_local_schedule\(8, 4, 0\) returned None"}),
     ("returns text", lambda *a, **k: "abc", {
         "piecewise_constant_lr": "returned a str; return one plain number, the learning rate",
@@ -94,6 +95,7 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
         "trust_ratio": "returned a str",
         "staleness_lr": r"staleness_lr\(0.1, 0\) returned a str",
         "gpipe_schedule": r"gpipe_schedule\(2, 2\) returned a str",
+        "sync_mean_var": "returned str; return the pair",
         "post_local_schedule": r"post_local_schedule\(8, 4, 0\) returned a str"}),
     ("wrong shape", lambda *a, **k: np.zeros(3), {
         "piecewise_constant_lr": "returned a ndarray; return one plain number",
@@ -105,6 +107,7 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
         "step_batch": "returned a ndarray", "trust_ratio": "returned a ndarray",
         "staleness_lr": "returned a ndarray",
         "gpipe_schedule": r"contains 0.0; each task must be a tuple of four",
+        "sync_mean_var": "returned ndarray; return the pair",
         "post_local_schedule": r"contains a step outside 1 .. 8"}),
     ("state of wrong shape", lambda *a, **k: (np.zeros(5),) + (np.zeros(2),) * 2, {
         "adam_step": r"returned m with shape \(2,\)"}),

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from tutorial.data import synthetic_regression
-from tutorial.parallel.async_sgd import (least_squares, simulate, sparse_least_squares,
-                                         staleness_aware_lr)
+from tutorial.parallel.async_sgd import simulate, staleness_aware_lr
+from tutorial.parallel.least_squares import least_squares, sparse_least_squares
 
 # f(w) = w**2 / 2 (gradient w), w0 = 1, lr = 0.5, two workers taking 1 and 2 time units.
 # Worked by hand: both pull w = 1 at t = 0 (version 0) ...

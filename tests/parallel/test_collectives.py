@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tutorial.parallel
-from tutorial.parallel.collectives import allreduce
+from tutorial.parallel.collectives import allreduce, bind
 
 CASES = [("ps", {}), ("ps", {"servers": 3}), ("tree", {}), ("butterfly", {}), ("ring", {})]
 IDS = ["ps", "ps-sharded", "tree", "butterfly", "ring"]
@@ -113,3 +113,34 @@ def test_bad_input_gets_a_clear_error():
         allreduce([mx.nd.empty((0,)), mx.nd.empty((0,), ctx=mx.cpu(1))], "ring")
     with pytest.raises(TypeError, match="tostype"):
         allreduce([a.tostype("row_sparse"), b], "ring")
+
+
+@pytest.mark.parametrize("algorithm,options", CASES, ids=IDS)
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 7])
+def test_bound_schedule_sums_into_out_or_in_place_call_after_call(algorithm, options, n):
+    """bind() allocates once; every call must sum the arrays' current values again."""
+    rng = np.random.default_rng(n)
+    host = rng.integers(-50, 50, size=(n, 3, 5)).astype(np.float32)
+    arrays = _arrays(host)
+    outs = [mx.nd.zeros((3, 5), ctx=a.context) for a in arrays]
+    into_out = bind(arrays, algorithm, out=outs, **_options(options, n))
+    for call in range(2):                          # inputs change between calls
+        for a, x in zip(arrays, host + call):
+            a[:] = x
+        assert all(r is o for r, o in zip(into_out(), outs))
+        for a, o, x in zip(arrays, outs, host + call):
+            np.testing.assert_array_equal(o.asnumpy(), (host + call).sum(axis=0))
+            np.testing.assert_array_equal(a.asnumpy(), x)          # input untouched
+    in_place = bind(arrays, algorithm, **_options(options, n))
+    in_place()
+    in_place()                                     # the sum of the sums: n * n * x
+    for a in arrays:
+        np.testing.assert_array_equal(a.asnumpy(), n * n * (host + 1).sum(axis=0) / n)
+
+
+def test_bind_refuses_outputs_that_do_not_match():
+    a, b = mx.nd.ones((3,), ctx=mx.cpu(0)), mx.nd.ones((3,), ctx=mx.cpu(1))
+    with pytest.raises(ValueError, match="one array per input with its shape, dtype and context"):
+        bind([a, b], "ring", out=[mx.nd.zeros((3,), ctx=mx.cpu(1)), mx.nd.zeros((3,))])
+    with pytest.raises(ValueError, match="one array per input"):
+        bind([a, b], "ring", out=[mx.nd.zeros((3,))])

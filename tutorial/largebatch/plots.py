@@ -74,3 +74,35 @@ def interpolation(alphas, curves, label_a, label_b):
     ax_loss.set_ylabel("training loss")
     ax_acc.set_ylabel("validation accuracy")
     return fig
+
+
+def race_curves(points, ax=None):
+    """Steps to target against batch size, one line per optimizer (RacePoint list);
+    a batch where no rate of the grid reached the target is drawn as an x on the top edge."""
+    ax = ax or plt.subplots(figsize=(6.5, 4))[1]
+    reached = [p.steps for p in points if p.steps is not None]
+    top = 1.5 * max(reached) if reached else 1.0
+    for k, name in enumerate(dict.fromkeys(p.contender for p in points)):
+        mine = [p for p in points if p.contender == name]
+        line, = ax.loglog([p.batch_size for p in mine if p.steps is not None],
+                          [p.steps for p in mine if p.steps is not None], "o-", label=name)
+        missed = [p.batch_size for p in mine if p.steps is None]
+        ax.plot(missed, [top * 1.12 ** k] * len(missed), "x", ms=10, mew=2,   # one row each
+                color=line.get_color())
+    ax.set_xlabel("batch size B")
+    ax.set_ylabel("steps to target (best rate of the grid)")
+    ax.set_title("x: no rate of the grid reached the target")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plan_curves(results, ax=None):
+    """Validation accuracy against step for each plan (PlanResult list), log step axis."""
+    ax = ax or plt.subplots(figsize=(6.5, 4))[1]
+    for r in results:
+        steps, accs = zip(*r.run.evals)
+        ax.semilogx(steps, accs, ".-", label=f"{r.label} ({r.steps} steps)")
+    ax.set_xlabel("step")
+    ax.set_ylabel("validation accuracy")
+    ax.legend(fontsize=8)
+    return ax

@@ -1,4 +1,4 @@
-"""Fixed lr, linear scaling, linear scaling with warmup: the same model across batch sizes.
+"""Fixed lr, linear scaling, warmup with and without Goyal's momentum correction.
 
 The recipe under test is Goyal et al.'s (2017): a rate ``base_lr`` known to work at
 ``base_batch``; for batch B use K = B / base_batch times that rate, and reach it by a
@@ -8,6 +8,14 @@ batches, for a fixed number of steps (no early stop, so a divergence shows in th
 - ``fixed``:  base_lr whatever the batch (no scaling)
 - ``linear``: K * base_lr from the first step
 - ``warmup``: from base_lr up to K * base_lr over ``warmup_steps`` steps, then constant
+- ``warmup_corrected``: the same warmup with Goyal et al.'s momentum correction: when the
+  rate goes from lr_t to lr_{t+1} the momentum buffer (which holds past steps with their
+  rates folded in, MXNet's convention) is scaled by lr_{t+1} / lr_t, so the step equals
+  lr_{t+1} times the momentum of the raw gradients (the form with lr outside the buffer).
+  During a warmup every ratio is above 1: old gradients are re-weighted to the new rate.
+  (``tutorial.optim.transforms.Trace`` keeps the previous rate in its own state.)
+
+All runs use heavy-ball momentum 0.9 (``tutorial.optim`` 'momentum').
 """
 
 import dataclasses
@@ -18,7 +26,7 @@ from tutorial.optim.scaling import linear_scaled_lr, warmup_scaled
 from tutorial.progress import Progress
 from tutorial.validate import check_count, check_range
 
-RULES = ("fixed", "linear", "warmup")
+RULES = ("fixed", "linear", "warmup", "warmup_corrected")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,18 +58,22 @@ def compare_recipes(data, batch_sizes, base_lr=0.025, base_batch=16, warmup_step
         raise ValueError(f"warmup_steps ({warmup_steps}) must be fewer than steps ({steps}), "
                          f"or the runs never train at the scaled rate")
     results = []
-    progress = Progress("fixed, linear and warmup runs", len(batch_sizes))
+    progress = Progress("fixed, linear and warmup runs (with and without correction)",
+                        len(batch_sizes))
     for batch_size in batch_sizes:
         progress.advance(f"batch {batch_size}", by=0)
         peak = linear_scaled_lr(base_lr, base_batch, batch_size)
         fixed, linear = train_family(data, batch_size, [base_lr, peak], targets=(target,),
                                      max_steps=steps, seed=seed, stop="never")
-        (warm,) = train_family(data, batch_size, [1.0], targets=(target,), max_steps=steps,
-                               seed=seed, stop="never",
-                               schedule=warmup_scaled(base_lr, base_batch, batch_size,
-                                                      warmup_steps))
+        ramp = warmup_scaled(base_lr, base_batch, batch_size, warmup_steps)
+        warm = {}
+        for rule, corrected in (("warmup", False), ("warmup_corrected", True)):
+            (warm[rule],) = train_family(data, batch_size, [1.0], targets=(target,),
+                                         max_steps=steps, seed=seed, stop="never", schedule=ramp,
+                                         optimizer_kw={"momentum": 0.9,
+                                                       "momentum_correction": corrected})
         results += [_record("fixed", batch_size, base_lr, fixed, target),
-                    _record("linear", batch_size, peak, linear, target),
-                    _record("warmup", batch_size, peak, warm, target)]
+                    _record("linear", batch_size, peak, linear, target)]
+        results += [_record(rule, batch_size, peak, run, target) for rule, run in warm.items()]
         progress.advance(f"batch {batch_size}")
     return results

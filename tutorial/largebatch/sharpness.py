@@ -120,3 +120,58 @@ class MLPLoss:
         loss = float(self.loss_fn(out, self.y).asscalar())
         acc = float((out.argmax(axis=-1) == self.y).mean().asscalar())
         return loss, acc
+
+
+class NetLoss:
+    """Like :class:`MLPLoss` for any trained Gluon ``net``: loss and gradients at any values
+    of its trainable parameters (those with a gradient, in ``collect_params`` order).
+
+    BatchNorm normalises with its running statistics, so the loss is a function of the
+    weights alone: each BatchNorm layer is switched to ``use_global_stats`` while this
+    object measures (prediction mode alone is not enough: MXNet 1.9's BatchNorm then
+    back-propagates as if it had used the batch's statistics). Setting parameters
+    overwrites the net's weights; :meth:`restore` puts back the weights and the layers.
+    No Dropout: the loss runs in training mode.
+    """
+
+    def __init__(self, net, X, y):
+        self.net = net
+        self.params = [p for p in net.collect_params().values() if p.grad_req != "null"]
+        self.original = [p.data().asnumpy() for p in self.params]
+        ctx = self.params[0].list_ctx()[0]
+        self.X, self.y = nd.array(X, ctx=ctx), nd.array(y, ctx=ctx)
+        self.loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+        self.norms = [b for b in _blocks(net) if isinstance(b, gluon.nn.BatchNorm)]
+        self.flags = [b._kwargs["use_global_stats"] for b in self.norms]
+        _use_global_stats(net, self.norms, [True] * len(self.norms))
+
+    def _set(self, params):
+        for p, value in zip(self.params, params):
+            p.set_data(nd.array(value, dtype="float32"))
+
+    def restore(self):
+        """The net's own weights and BatchNorm settings back."""
+        self._set(self.original)
+        _use_global_stats(self.net, self.norms, self.flags)
+
+    def __call__(self, params):
+        self._set(params)
+        with autograd.record():
+            loss = self.loss_fn(self.net(self.X), self.y).mean()
+        loss.backward()
+        return float(loss.asscalar()), [p.grad().asnumpy().astype(np.float64)
+                                        for p in self.params]
+
+
+def _blocks(block):
+    yield block
+    for child in block._children.values():
+        yield from _blocks(child)
+
+
+def _use_global_stats(net, norms, flags):
+    for norm, flag in zip(norms, flags):
+        norm._kwargs["use_global_stats"] = flag
+    for b in _blocks(net):              # hybridized graphs were built with the old setting
+        if isinstance(b, gluon.HybridBlock):
+            b._clear_cached_op()

@@ -1,6 +1,8 @@
-"""The course's network, its training loop, and blocks for capacity control (one idea per file).
+"""The course's networks, its training loop, and blocks for capacity control (one idea per file).
 
 - ``mlp``             :func:`mlp`: the digits MLP, Xavier weights drawn by NumPy from a seed
+- ``resnet``          :func:`resnet`: a small ResNet for 1x28x28 MNIST, BatchNorm per device
+                      or synchronised (SyncBatchNorm) or none, weights drawn from a seed
 - ``loss``            :func:`gradients_of` (one backward pass) and :func:`mean_loss`
 - ``train_loop``      :func:`trained_with` (weights after given minibatches) and
                       :func:`training_curve` (loss after each epoch), for any optimizer
@@ -18,4 +20,5 @@ from .early_stopping import EarlyStopping
 from .fit import History, accuracy, fit
 from .loss import gradients_of, mean_loss
 from .mlp import mlp
+from .resnet import resnet
 from .train_loop import trained_with, training_curve

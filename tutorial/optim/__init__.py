@@ -1,8 +1,8 @@
 """Optimizers built from small transformations, learning-rate schedules, clipping.
 
 ``create(name, **kw)`` returns an ``mx.optimizer.Optimizer`` usable by ``gluon.Trainer``;
-``names()`` lists the names. Layout: ``transforms``/``moments``/``trust_ratio`` (the
-pieces), ``adapter`` (the one bridge to MXNet's Optimizer API), ``sgd_family``/
+``names()`` lists the names. Layout: ``transforms``/``moments``/``proximal``/``trust_ratio``
+(the pieces), ``adapter`` (the one bridge to MXNet's Optimizer API), ``sgd_family``/
 ``adaptive``/``layerwise`` (the named optimizers), ``registry`` (create, names),
 ``options`` (checks MXNet optimizer settings before MXNet builds one), ``sparse``
 (row_sparse gradients, lazy updates), ``schedules`` (step -> lr), ``clipping``,

@@ -12,7 +12,7 @@ algorithms disagree on whether weight decay is clipped too.
 One update of parameter ``i`` is::
 
     t = number of updates of i so far, 1 at the first
-    u = rescale_grad * grad              # a private copy: pieces may change it in place
+    u = rescale_grad * grad              # a private copy (reused buffer): pieces may change it
     for piece in chain: u = piece(u)     # e.g. Clip, AddDecayedWeights, ScaleByLr, Trace
     weight += u
 
@@ -61,10 +61,31 @@ class ChainOptimizer(mx.optimizer.Optimizer):
                          rescale_grad=rescale_grad, clip_gradient=clip_gradient,
                          begin_num_update=begin_num_update, **kwargs)
         self.aggregate_num = 0          # the Updater hands us one parameter at a time
+        self._workspace = {}            # (shape, dtype, context, role) -> reused array
 
     def chain(self):
         """The transformations of this optimizer, in order (see transforms.py)."""
         raise NotImplementedError
+
+    def __getstate__(self):             # pickled (kvstore, save_states): no scratch arrays
+        state = super().__getstate__()
+        state.pop("_workspace", None)
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        self._workspace = {}
+
+    def _buffer(self, like, role):
+        """An array like ``like`` kept from one update to the next, for ``role`` (u, scratch).
+
+        A fresh array of ~10 MB costs an allocation and its page faults on every update;
+        parameters of one shape share the buffer (the engine orders their uses).
+        """
+        key = (like.shape, like.dtype, like.context, role)
+        if key not in self._workspace:
+            self._workspace[key] = mx.nd.empty(like.shape, like.context, dtype=like.dtype)
+        return self._workspace[key]
 
     def create_state(self, index, weight):
         return tuple(piece.init(weight) for piece in self.chain())
@@ -81,7 +102,7 @@ class ChainOptimizer(mx.optimizer.Optimizer):
         return Step(lr=self._get_lr(index), wd=self._get_wd(index),
                     t=self._index_update_count[index], clip_gradient=self.clip_gradient,
                     rescale_grad=self.rescale_grad, raw_grad=grad,
-                    name=self._param_name(index))
+                    name=self._param_name(index), scratch=self._buffer(grad, "scratch"))
 
     def update(self, index, weight, grad, state):
         if grad.stype != "default":                 # row_sparse: see tutorial/optim/sparse.py
@@ -93,7 +114,9 @@ class ChainOptimizer(mx.optimizer.Optimizer):
         step = self._step(index, weight, grad)
         chain = self.chain()
         with mx.engine.bulk(4 * len(chain) + 2):    # one engine push for the chain's ops
-            u = grad * self.rescale_grad
+            u = self._buffer(grad, "u")             # u = rescale_grad * grad, privately
+            grad.copyto(u)
+            u *= self.rescale_grad
             for piece, piece_state in zip(chain, state):
                 u = piece.update(u, piece_state, weight, step)
             weight += u

@@ -11,9 +11,10 @@ import mxnet as mx
 from tutorial.optim.adapter import ChainOptimizer
 from tutorial.optim.options import check_settings
 from tutorial.validate import check_range
-from tutorial.optim.moments import (FtrlProximal, ScaleByAdaDelta, ScaleByAdam, ScaleByAdamax,
+from tutorial.optim.moments import (AdamStepSize, ScaleByAdaDelta, ScaleByAdam, ScaleByAdamax,
                                     ScaleByCenteredRms, ScaleByNadam, ScaleByRms,
                                     ScaleBySumOfSquares, ScaleByWindowSumOfSquares)
+from tutorial.optim.proximal import FtrlProximal
 from tutorial.optim.transforms import AddDecayedWeights, Clip, ScaleByLr, Trace
 
 
@@ -135,7 +136,8 @@ class TutorialAdam(ChainOptimizer):
 
     def chain(self):
         return (AddDecayedWeights(), Clip(),
-                ScaleByAdam(self.beta1, self.beta2, self.epsilon, "step"), ScaleByLr())
+                ScaleByAdam(self.beta1, self.beta2, self.epsilon),
+                ScaleByLr(AdamStepSize(self.beta1, self.beta2)))
 
 
 @mx.optimizer.register
@@ -160,7 +162,7 @@ class TutorialAdamax(ChainOptimizer):
 
     def chain(self):
         return (AddDecayedWeights(), Clip(), ScaleByAdamax(self.beta1, self.beta2, self.epsilon),
-                ScaleByLr())
+                ScaleByLr(AdamStepSize(self.beta1)))
 
 
 @mx.optimizer.register

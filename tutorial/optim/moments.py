@@ -5,6 +5,10 @@ divides the direction by some per-coordinate scale built from past gradients: th
 squares (AdaGrad), a window of it (the deck's local AdaGrad), a leaky average (RMSProp),
 both moments (Adam and friends).
 
+The arithmetic runs in place: the state buffers are updated with ``*=`` and ``+=``, and
+intermediate values go to one scratch array (``scratch_for``: the adapter's, reused).
+``mx.nd.contrib.quadratic(x, a=c)`` is c·x² in one pass (MXNet's a·x² + b·x + c).
+
 >>> import mxnet as mx
 >>> from tutorial.optim.transforms import Step
 >>> t = ScaleBySumOfSquares(eps=0.0)
@@ -18,7 +22,7 @@ from typing import NamedTuple
 
 import mxnet as mx
 
-from tutorial.optim.transforms import zeros_like
+from tutorial.optim.transforms import scratch_for, zeros_like
 
 
 class ScaleBySumOfSquares(NamedTuple):
@@ -30,8 +34,10 @@ class ScaleBySumOfSquares(NamedTuple):
 
     def update(self, u, state, weight, step):
         (history,) = state
-        history += mx.nd.square(u)
-        u /= mx.nd.sqrt(history + self.eps)
+        scratch = mx.nd.square(u, out=scratch_for(u, step))
+        history += scratch
+        mx.nd.sqrt(history + self.eps, out=scratch)      # scratch = sqrt(h + eps)
+        u /= scratch
         return u
 
 
@@ -54,9 +60,11 @@ class ScaleByWindowSumOfSquares(NamedTuple):
         slot = ring[(step.t - 1) % self.window]      # a view: the oldest squared gradient
         if step.t > self.window:
             history -= slot
-        slot[:] = mx.nd.square(u)
+        mx.nd.square(u, out=slot)
         history += slot
-        u /= mx.nd.sqrt(mx.nd.relu(history) + self.eps)   # relu: rounding never goes < 0
+        scratch = mx.nd.relu(history)                # relu: rounding never goes < 0
+        scratch += self.eps
+        u /= mx.nd.sqrt(scratch, out=scratch)
         return u
 
 
@@ -70,9 +78,12 @@ class ScaleByRms(NamedTuple):
 
     def update(self, u, state, weight, step):
         (n,) = state
+        # (1 - decay)·u²
+        scratch = mx.nd.contrib.quadratic(u, a=1.0 - self.decay, out=scratch_for(u, step))
         n *= self.decay
-        n += mx.nd.square(u) * (1.0 - self.decay)
-        u /= mx.nd.sqrt(n + self.eps)
+        n += scratch
+        mx.nd.sqrt(n + self.eps, out=scratch)                       # scratch = sqrt(n + eps)
+        u /= scratch
         return u
 
 
@@ -86,11 +97,15 @@ class ScaleByCenteredRms(NamedTuple):
 
     def update(self, u, state, weight, step):
         n, mean = state
+        # (1 - decay)·u²
+        scratch = mx.nd.contrib.quadratic(u, a=1.0 - self.decay, out=scratch_for(u, step))
         n *= self.decay
-        n += mx.nd.square(u) * (1.0 - self.decay)
+        n += scratch
         mean *= self.decay
         mean += u * (1.0 - self.decay)
-        u /= mx.nd.sqrt(n - mx.nd.square(mean) + self.eps)
+        mx.nd.contrib.quadratic(mean, a=-1.0, c=self.eps, out=scratch)   # eps - ḡ²
+        scratch += n
+        u /= mx.nd.sqrt(scratch, out=scratch)                       # sqrt(n - ḡ² + eps)
         return u
 
 
@@ -109,11 +124,15 @@ class ScaleByAdaDelta(NamedTuple):
 
     def update(self, u, state, weight, step):
         acc_grad, acc_delta = state     # by position: a loaded state is a plain tuple
+        # (1 - rho)·u²
+        scratch = mx.nd.contrib.quadratic(u, a=1.0 - self.rho, out=scratch_for(u, step))
         acc_grad *= self.rho
-        acc_grad += mx.nd.square(u) * (1.0 - self.rho)
-        u *= mx.nd.sqrt(acc_delta + self.eps) / mx.nd.sqrt(acc_grad + self.eps)
+        acc_grad += scratch
+        u *= mx.nd.sqrt(acc_delta + self.eps, out=scratch)
+        u /= mx.nd.sqrt(acc_grad + self.eps, out=scratch)
+        mx.nd.contrib.quadratic(u, a=1.0 - self.rho, out=scratch)    # (1 - rho)·d²
         acc_delta *= self.rho
-        acc_delta += mx.nd.square(u) * (1.0 - self.rho)
+        acc_delta += scratch
         return u
 
 
@@ -122,39 +141,64 @@ class AdamState(NamedTuple):
     v: mx.nd.NDArray    # leaky average of its square (second moment)
 
 
+class AdamStepSize(NamedTuple):
+    """t -> sqrt(1 - β2^t) / (1 - β1^t): Adam's bias correction as a factor of the step size.
+
+    Kingma & Ba's Algorithm 1 in its efficient form (α_t = α·sqrt(1 - β2^t)/(1 - β1^t),
+    MXNet's Adam); with ``beta2=None`` it is Adamax's 1 / (1 - β1^t). Give it to
+    :class:`~tutorial.optim.transforms.ScaleByLr`, so correction and learning rate are one
+    multiplication.
+
+    >>> round(AdamStepSize(0.9, 0.999)(1), 6), AdamStepSize(0.5)(1)
+    (0.316228, 2.0)
+    """
+    beta1: float
+    beta2: float = None
+
+    def __call__(self, t):
+        second = 1.0 if self.beta2 is None else (1.0 - self.beta2 ** t) ** 0.5
+        return second / (1.0 - self.beta1 ** t)
+
+
 class ScaleByAdam(NamedTuple):
     """m, v leaky averages of u and u² (m <- β1·m + (1-β1)·u, v likewise with u²).
 
     ``bias_correction``:
-      'step'    u = m / (sqrt(v) + eps) · sqrt(1 - β2^t) / (1 - β1^t)   (MXNet's Adam)
+      'none'    u = m / (sqrt(v) + eps)        (MXNet's Adam, with ScaleByLr(AdamStepSize))
       'moments' u = m̂ / (sqrt(v̂) + eps), m̂ = m / (1 - β1^t), v̂ = v / (1 - β2^t)  (LAMB)
-      'none'    u = m / (sqrt(v) + eps)
     """
     beta1: float
     beta2: float
     eps: float
-    bias_correction: str = "step"
+    bias_correction: str = "none"
 
     def init(self, weight):
         return AdamState(zeros_like(weight), zeros_like(weight))
 
     def update(self, u, state, weight, step):
         m, v = state                    # by position: a loaded state is a plain tuple
+        m -= u                          # m <- u + β1·(m - u) = β1·m + (1 - β1)·u
         m *= self.beta1
-        m += u * (1.0 - self.beta1)
+        m += u
+        scratch = mx.nd.contrib.quadratic(u, a=1.0 - self.beta2, out=scratch_for(u, step))
         v *= self.beta2
-        v += mx.nd.square(u) * (1.0 - self.beta2)
-        c1, c2 = 1.0 - self.beta1 ** step.t, 1.0 - self.beta2 ** step.t
+        v += scratch
         if self.bias_correction == "moments":
-            return (m / c1) / (mx.nd.sqrt(v / c2) + self.eps)
-        u = m / (mx.nd.sqrt(v) + self.eps)
-        if self.bias_correction == "step":
-            u *= c2 ** 0.5 / c1
+            mx.nd.sqrt(v / (1.0 - self.beta2 ** step.t), out=scratch)   # sqrt(v̂)
+        else:
+            mx.nd.sqrt(v, out=scratch)
+        scratch += self.eps
+        mx.nd.elemwise_div(m, scratch, out=u)
+        if self.bias_correction == "moments":
+            u /= 1.0 - self.beta1 ** step.t                             # m̂ = m / (1 - β1^t)
         return u
 
 
 class ScaleByAdamax(NamedTuple):
-    """m <- β1·m + (1-β1)·u; r <- max(β2·r, |u|); u <- m / (r + eps) / (1 - β1^t)."""
+    """m <- β1·m + (1-β1)·u; r <- max(β2·r, |u|); u <- m / (r + eps).
+
+    The bias correction 1 / (1 - β1^t) is a step size: ScaleByLr(AdamStepSize(β1)).
+    """
     beta1: float
     beta2: float
     eps: float = 0.0
@@ -166,9 +210,10 @@ class ScaleByAdamax(NamedTuple):
         m, r = state
         m *= self.beta1
         m += u * (1.0 - self.beta1)
-        r[:] = mx.nd.maximum(r * self.beta2, mx.nd.abs(u))
+        r *= self.beta2
+        mx.nd.broadcast_maximum(r, mx.nd.abs(u, out=u), out=r)
         denominator = r + self.eps if self.eps else r     # eps = 0: MXNet's op sequence
-        return m / denominator / (1.0 - self.beta1 ** step.t)
+        return mx.nd.elemwise_div(m, denominator, out=u)
 
 
 class NadamState(NamedTuple):
@@ -202,32 +247,15 @@ class ScaleByNadam(NamedTuple):
         mu_t, mu_next = self._momentum(step.t), self._momentum(step.t + 1)
         running[0] *= mu_t
         product = running[0]
+        m -= u                          # m <- u + β1·(m - u) = β1·m + (1 - β1)·u
         m *= self.beta1
-        m += u * (1.0 - self.beta1)
+        m += u
+        scratch = mx.nd.contrib.quadratic(u, a=1.0 - self.beta2, out=scratch_for(u, step))
         v *= self.beta2
-        v += mx.nd.square(u) * (1.0 - self.beta2)
-        m_bar = u * ((1.0 - mu_t) / (1.0 - product)) + m * (mu_next / (1.0 - product * mu_next))
-        return m_bar / (mx.nd.sqrt(v / (1.0 - self.beta2 ** step.t)) + self.eps)
-
-
-class FtrlProximal(NamedTuple):
-    """FTRL-Proximal (McMahan et al.): returns the step from w to its closed-form new value.
-
-      z <- z + u - (sqrt(n + u²) - sqrt(n))·w / lr;   n <- n + u²
-      w_new = (sign(z)·λ1 - z) / ((β + sqrt(n)) / lr + wd)  where |z| > λ1, else 0
-    """
-    lamda1: float
-    beta: float
-
-    def init(self, weight):
-        return (zeros_like(weight), zeros_like(weight))
-
-    def update(self, u, state, weight, step):
-        z, n = state
-        square = mx.nd.square(u)
-        z += u - (mx.nd.sqrt(n + square) - mx.nd.sqrt(n)) * weight / step.lr
-        n += square
-        new = ((mx.nd.sign(z) * self.lamda1 - z)
-               / ((mx.nd.sqrt(n) + self.beta) / step.lr + step.wd)
-               * (mx.nd.abs(z) > self.lamda1))
-        return new - weight
+        v += scratch
+        u *= (1.0 - mu_t) / (1.0 - product)                          # u becomes m̄
+        u += m * (mu_next / (1.0 - product * mu_next))
+        mx.nd.sqrt(v / (1.0 - self.beta2 ** step.t), out=scratch)
+        scratch += self.eps
+        u /= scratch
+        return u

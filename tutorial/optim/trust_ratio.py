@@ -23,13 +23,16 @@ BIAS_AND_NORM_SUFFIXES = ("bias", "gamma", "beta")
 
 
 def _norm(array):
+    """||array|| as a (1,) array, sqrt(x·x) by BLAS's dot (many times faster than mx.nd.norm)."""
     if np.dtype(array.dtype) != np.float32:
         array = array.astype("float32")          # accumulate half precision in float32
-    return mx.nd.norm(array).reshape((1,))
+    flat = array.reshape((-1,))
+    return mx.nd.sqrt(mx.nd.dot(flat, flat)).reshape((1,))
 
 
 def _scale(u, ratio):
-    return mx.nd.broadcast_mul(u, ratio.reshape((1,) * u.ndim).astype(u.dtype))
+    """u <- ratio · u, in place."""
+    return mx.nd.broadcast_mul(u, ratio.reshape((1,) * u.ndim).astype(u.dtype), out=u)
 
 
 def _ratio_or_one(numerator, denominator, w_norm, other_norm):

@@ -6,6 +6,10 @@ One idea per file:
 - ``aggregation``  the seam: sum gradients over devices with a kvstore or an allreduce
 - ``trainer``      a data-parallel trainer from scratch, in the deck's four steps
 - ``concise``      the same with ``gluon.Trainer`` and a kvstore (``update_on_kvstore``)
+- ``running_stats`` BatchNorm's running mean and variance on several devices: averaged or not
+- ``batchnorm_devices`` BatchNorm over K devices: per-device ("ghost") vs SyncBatchNorm vs
+                   one device with the whole batch, one step measured and training compared
+- ``throughput``   images/s against the number of devices: tau_K / (K tau_1), real and synthetic
 - ``reports``      what one training step reports (loss, accuracy, compute/aggregation time)
 - ``finite``       the stop at the first NaN/infinity in a loss, gradient or weight
 - ``live``         the training loop the dashboard draws (a generator of step reports)
@@ -18,6 +22,7 @@ One idea per file:
 - ``hvd``          Horovod's ring across local processes, and the side-by-side table
 - ``hosts``        both over several machines: a host list, ssh, clean stops
 - ``async_sgd``    asynchronous SGD simulated exactly: workers of given speeds, one server
+- ``least_squares``  the least-squares problems (dense or sparse rows) it is simulated on
 - ``local_sgd``    local SGD and post-local SGD: K workers average their weights every H steps
 - ``compression``  2-bit gradient quantisation with error feedback; signSGD's majority vote
 - ``compression_study``  training with each way of sending gradients: accuracy, bytes per step

@@ -6,8 +6,8 @@ SUM over devices (an allreduce). Two families plug in:
 - ``'device'``, ``'local'`` (and ``'nccl'`` where MXNet was built with it): an MXNet
   kvstore, the deck's "(key, value) store": push the gradients, pull back their sum;
 - ``'ps'``, ``'tree'``, ``'butterfly'``, ``'ring'``: the allreduce algorithms of
-  ``tutorial.parallel.collectives`` (``allreduce(arrays, algorithm).arrays`` holds the sum
-  on each input's device; the inputs are left alone, so we copy the sums back).
+  ``tutorial.parallel.collectives``, each bound to the gradient arrays once
+  (``bind(grads, algorithm)``) and summing into them in place.
 
 Any callable ``aggregate(grad_lists)`` that writes into the gradients plugs in too, e.g.
 the compressed aggregations of ``tutorial.parallel.compression``.
@@ -23,7 +23,7 @@ With one device there is nothing to add up, and the aggregator does nothing.
 
 import mxnet as mx
 
-from tutorial.parallel.collectives import allreduce
+from tutorial.parallel.collectives import bind
 from tutorial.parallel.collectives.dispatch import ALGORITHMS as COLLECTIVES
 
 KVSTORE_TYPES = ("device", "local")
@@ -67,16 +67,23 @@ class KVStoreAggregation:
 
 
 class CollectiveAggregation:
-    """Sum gradients with one of our allreduce algorithms, parameter by parameter."""
+    """Sum gradients in place with one of our allreduce algorithms, parameter by parameter.
+
+    Each parameter's schedule is bound to its gradient arrays once (``bind``) and reused
+    every step while the Trainer hands in the same arrays.
+    """
 
     def __init__(self, algorithm):
         self.algorithm = algorithm
+        self._bound = {}                   # parameter index -> BoundSchedule
 
     def __call__(self, grad_lists):
-        for grads in grad_lists:
-            result = allreduce(grads, self.algorithm)
-            for grad, summed in zip(grads, result.arrays):
-                grad[:] = summed
+        for key, grads in enumerate(grad_lists):
+            bound = self._bound.get(key)
+            if bound is None or len(bound.arrays) != len(grads) or any(
+                    a is not b for a, b in zip(bound.arrays, grads)):
+                bound = self._bound[key] = bind(grads, self.algorithm)
+            bound()
 
 
 def _no_aggregation(grad_lists):

@@ -15,6 +15,10 @@ the summed gradient never sits on the devices, and ``allreduce_grads()`` / ``upd
 for ``update_on_kvstore=False`` to split the step: the kvstore then only sums
 gradients, and every device applies the same update to its own copy.
 
+BatchNorm's running mean and variance are not the trainer's business: every device keeps
+the statistics of its own shards, and the copies drift apart (``DataParallelTrainer``
+averages them after each step; see :mod:`tutorial.parallel.running_stats`).
+
 >>> import mxnet as mx
 >>> from tutorial.parallel.workload import mlp
 >>> t = GluonDataParallel(mlp(seed=0), [mx.cpu(0), mx.cpu(1)], learning_rate=0.1)
@@ -31,6 +35,7 @@ import time
 from mxnet import gluon
 
 from tutorial.devices import check_devices
+from tutorial.engine import check_sync_batchnorm
 from tutorial.optim.options import check_optimizer_options
 from tutorial.parallel.aggregation import check_aggregation
 from tutorial.parallel.finite import check_parameters
@@ -49,6 +54,7 @@ def gluon_trainer(net, devices, optimizer="sgd", kvstore="device", update_on_kvs
                   **optimizer_params):
     """A ``gluon.Trainer`` for ``net`` replicated on ``devices``, with a clear NCCL check."""
     devices = check_devices(devices)
+    check_sync_batchnorm(devices, net=net)              # refuse what would hang
     if isinstance(optimizer, str):       # gluon.Trainer builds it, with its param_dict
         optimizer_params = check_optimizer_options(optimizer, optimizer_params)
     else:

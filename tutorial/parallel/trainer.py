@@ -11,6 +11,10 @@ exactly the gradient of the mean loss over the whole batch, so K devices with b 
 each take the same step as one device with K*b samples, also when the split is uneven.
 (Averaging per-device means instead would weigh the samples of a smaller shard more.)
 
+BatchNorm's running mean and variance (parameters no gradient touches) are copied to
+every device in step 1 and, after step 4, averaged over the devices so every copy is the
+same again (:mod:`tutorial.parallel.running_stats` says why and what that average is).
+
 >>> import mxnet as mx
 >>> from tutorial.parallel.workload import mlp, digits_batches
 >>> net = mlp(seed=0)
@@ -28,10 +32,12 @@ from mxnet import autograd, gluon
 
 from tutorial.batch_checks import check_batch, check_outputs
 from tutorial.devices import check_devices
+from tutorial.engine import check_sync_batchnorm
 from tutorial.optim.options import check_optimizer, check_optimizer_options
 from tutorial.parallel.aggregation import make_aggregator
 from tutorial.parallel.finite import check_loss, check_parameters
 from tutorial.parallel.reports import StepReport
+from tutorial.parallel.running_stats import average_over_devices, running_stats
 from tutorial.parallel.split import split_batch
 
 
@@ -118,12 +124,14 @@ class DataParallelTrainer:
                  **optimizer_params):
         self.net = net
         self.devices = check_devices(devices)
+        check_sync_batchnorm(self.devices, net=net)      # refuse what would hang
         self.optimizer = make_optimizer(optimizer, optimizer_params)
         self.loss_fn = loss or gluon.loss.SoftmaxCrossEntropyLoss()
         self.params = [p for p in net.collect_params().values() if p.grad_req != "null"]
+        self.running_stats = running_stats(net)     # BatchNorm's, updated in forward passes
         self.aggregate = make_aggregator(aggregation, self.devices)
         self.aggregation = aggregation
-        replicate(self.params, self.devices)                                  # step 1
+        replicate(self.params + self.running_stats, self.devices)             # step 1
         self._updater = mx.optimizer.get_updater(self.optimizer)
         self.steps_done = 0
 
@@ -148,6 +156,7 @@ class DataParallelTrainer:
         aggregate_s = clock.lap()
         check_parameters(self.params, self.steps_done + 1, self.learning_rate)
         self._update_and_broadcast(len(X))                                    # step 4
+        average_over_devices(self.running_stats)           # one set of BatchNorm statistics
         update_s = clock.lap()
         self.steps_done += 1
         return StepReport(self.steps_done, len(X), loss, accuracy, compute_s, aggregate_s,

@@ -5,7 +5,7 @@ CPU cores, real enough to show loss and accuracy move. Its weights are drawn wit
 from a seed, so two nets built with the same seed start bit-for-bit equal on any device.
 No BatchNorm and no Dropout: both would make K devices differ from one device (batch
 statistics per shard, random masks per device). The data are endless full minibatches
-of scikit-learn's 8x8 digits.
+of scikit-learn's 8x8 digits; :func:`mnist_batches` gives MNIST-5k images for the CNN.
 
 >>> X, y = next(digits_batches(batch_size=16, seed=0))
 >>> X.shape, y.shape
@@ -14,7 +14,7 @@ of scikit-learn's 8x8 digits.
 
 import numpy as np
 
-from tutorial.data import load_digits
+from tutorial.data import load_digits, load_mnist5k_images
 from tutorial.nn.mlp import mlp  # noqa: F401  the workload's model (the parallel modules import it from here)
 from tutorial.validate import check_count
 
@@ -36,6 +36,19 @@ def digits_batches(batch_size, seed=0, data=None):
         raise ValueError(f"batch_size {batch_size} is larger than the {len(X)} samples; "
                          f"use at most {len(X)}")
     return _endless(X, y, batch_size, seed)
+
+
+def mnist_batches(batch_size, seed=0, data=None):
+    """Endless shuffled minibatches of MNIST-5k images: X (batch, 1, 28, 28), y (batch,).
+
+    The CNN's data (``tutorial.nn.resnet``); ``data`` = ``(X, y)`` overrides the images,
+    e.g. a training split.
+
+    >>> X, y = next(mnist_batches(batch_size=8, seed=0))
+    >>> X.shape, X.dtype, y.shape
+    ((8, 1, 28, 28), dtype('float32'), (8,))
+    """
+    return digits_batches(batch_size, seed, load_mnist5k_images() if data is None else data)
 
 
 def _endless(X, y, batch_size, seed):

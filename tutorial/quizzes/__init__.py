@@ -3,8 +3,8 @@
 - ``question``  :class:`Question` (its options, each right or wrong, each with why), ``Quiz``
 - ``grading``   ``grade(question, selected, attempt)``: what feedback to show, pure
 - ``sgd``, ``momentum``, ``adaptive``, ``capacity``, ``data_parallel``, ``allreduce``,
-  ``parameter_server``, ``large_batch``, ``async_sgd``, ``model_parallel``, ``scaling_out``:
-  one ``QUIZ`` each
+  ``parameter_server``, ``large_batch``, ``async_sgd``, ``model_parallel``,
+  ``large_batch_cnn``, ``scaling_out``: one ``QUIZ`` each
 
 :data:`QUIZZES` maps a topic, the name of its module, to its :class:`Quiz`; a notebook shows
 one with ``tutorial.viz.quiz.quiz_for(topic)``. The questions come from the workshop deck,
@@ -20,12 +20,13 @@ ValueError: no quiz on 'sdg'; the topics are: sgd, momentum, adaptive, ..., scal
 """
 
 from tutorial.quizzes import (adaptive, allreduce, async_sgd, capacity, data_parallel,
-                              large_batch, model_parallel, momentum, parameter_server,
-                              scaling_out, sgd)
+                              large_batch, large_batch_cnn, model_parallel, momentum,
+                              parameter_server, scaling_out, sgd)
 from tutorial.quizzes.question import Question, Quiz
 
 _TOPICS = (sgd, momentum, adaptive, capacity, data_parallel, allreduce, parameter_server,
-           large_batch, async_sgd, model_parallel, scaling_out)   # in the notebooks' order
+           large_batch, async_sgd, model_parallel, large_batch_cnn,
+           scaling_out)   # notebook order
 QUIZZES = {module.__name__.rpartition(".")[2]: module.QUIZ for module in _TOPICS}
 
 

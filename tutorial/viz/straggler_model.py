@@ -27,7 +27,8 @@ from typing import Dict, Tuple
 
 import numpy as np
 
-from tutorial.parallel.async_sgd import Trace, least_squares, simulate
+from tutorial.parallel.async_sgd import Trace, simulate
+from tutorial.parallel.least_squares import least_squares
 from tutorial.validate import check_count, check_range
 
 SLOWDOWNS = (1, 1.5, 2, 3, 4, 6, 8)     # the slider's values: the straggler's time per gradient

@@ -1,4 +1,5 @@
-"""``allreduce(arrays, algorithm)``: pick a schedule, run it on the arrays, return both.
+"""``allreduce(arrays, algorithm)``: pick a schedule, run it on the arrays, return both;
+``bind(out, algorithm)``: the same bound to output arrays, to be called every step.
 
 >>> import mxnet as mx
 >>> xs = [mx.nd.array([1, 2, 3], ctx=mx.cpu(i)) * (i + 1) for i in range(3)]
@@ -17,7 +18,7 @@ import mxnet as mx
 import numpy as np
 
 from . import butterfly, ps, ring, tree
-from .execute import as_ndarray_list, run_schedule
+from .execute import BoundSchedule, as_ndarray_list, run_schedule
 from .schedule import Schedule, Step
 
 SCHEDULES = {"ps": ps.schedule, "tree": tree.schedule,
@@ -66,8 +67,33 @@ def allreduce(arrays, algorithm, **options):
 
     ``result.arrays[i]`` is the sum on ``arrays[i].context``; the inputs are not modified.
     ``result.steps`` is the schedule that moved the data. 'ps' takes ``servers=S``.
+    To sum the same parameter every step without allocating, use :func:`bind`.
     """
     arrays = as_ndarray_list(arrays)
-    plan = schedule(algorithm, len(arrays), arrays[0].size,
-                    np.dtype(arrays[0].dtype).itemsize, **options)
+    plan = _plan(arrays, algorithm, options)
     return AllreduceResult(run_schedule(arrays, plan), plan)
+
+
+def bind(arrays, algorithm, out=None, **options):
+    """A :class:`~.execute.BoundSchedule`: ``bound()`` sums ``arrays`` into ``out``.
+
+    Its buffers are allocated here, once; without ``out`` it sums ``arrays`` in place.
+
+    >>> import mxnet as mx
+    >>> grads = [mx.nd.ones(3, ctx=mx.cpu(i)) for i in range(4)]
+    >>> bound = bind(grads, "ring")
+    >>> bound()[3].asnumpy().tolist(), grads[0].asnumpy().tolist()
+    ([4.0, 4.0, 4.0], [4.0, 4.0, 4.0])
+    """
+    arrays = as_ndarray_list(arrays)
+    out = arrays if out is None else as_ndarray_list(out)
+    if [(o.shape, o.dtype, o.context) for o in out] != [
+            (a.shape, a.dtype, a.context) for a in arrays]:
+        raise ValueError("out must hold one array per input with its shape, dtype and "
+                         "context (the sum lands on every input's device)")
+    return BoundSchedule(_plan(arrays, algorithm, options), arrays, out)
+
+
+def _plan(arrays, algorithm, options):
+    return schedule(algorithm, len(arrays), arrays[0].size,
+                    np.dtype(arrays[0].dtype).itemsize, **options)

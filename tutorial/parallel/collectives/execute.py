@@ -1,10 +1,18 @@
 """Run a :class:`~tutorial.parallel.collectives.schedule.Schedule` on real NDArrays.
 
-Each node works on a flat copy of its own array on its own context, so the inputs are
-never modified. A transfer copies a slice from the sender's context to the receiver's
-(``copyto``, a real copy between devices) and the receiver adds or overwrites. All
-payloads of a step are taken before any receiver writes, which gives the schedule's
-"everyone sends at once" meaning; MXNet's engine orders the reads before the writes.
+A schedule is bound once to its input and output arrays (:class:`BoundSchedule`): every
+slice it reads or writes and one receive buffer per transfer, on the receiver's context,
+are made then, so each call only copies and adds, as MXNet's kvstore keeps its buffers
+from one ``pushpull`` to the next. A transfer copies a slice from the sender's context
+into the receiver's buffer (``copyto``, a real copy between devices) and the receiver
+adds it to its own slice (all it receives in a step in one pass, ``add_n``), or
+overwrites its slice with it. All payloads of a step are
+taken before any receiver writes, which gives the schedule's "everyone sends at once"
+meaning; MXNet's engine orders the reads before the writes.
+
+Inputs are never modified (unless they are the outputs: an in-place allreduce), and they
+are not copied either: a slice is read from the input until the schedule first writes
+it, and that first write (input + payload, or the payload) goes to the output.
 """
 
 import mxnet as mx
@@ -16,32 +24,77 @@ def _writes_are_safe(step):
     return not any((t.source, t.chunk) in written for t in step.transfers)
 
 
-def run_schedule(arrays, schedule):
-    """Carry out ``schedule`` on ``arrays`` (one per node) and return the new arrays."""
-    length = schedule.length
-    flats = [a.reshape((length,)).copy() for a in arrays]   # (length,) on each context
-    views = {}
+class BoundSchedule:
+    """``schedule`` bound to ``arrays`` and ``out`` (one NDArray per node, on its context).
 
-    def view(node, t):                                     # slice of one node's copy
-        key = (node, t.chunk)
-        if key not in views:
+    ``bound()`` writes the allreduce of ``arrays`` into ``out`` and returns ``out``;
+    ``out`` may be ``arrays`` itself. Build it once per parameter, call it every step.
+    """
+
+    def __init__(self, schedule, arrays, out):
+        self.schedule, self.arrays, self.out = schedule, list(arrays), list(out)
+        length = schedule.length
+        ins = [a.reshape((length,)) for a in self.arrays]          # views, no copies
+        outs = [o.reshape((length,)) for o in self.out]
+        written = set()                    # (node, chunk) whose value now lives in out
+
+        def piece(flats, node, t):
             whole = (t.start, t.stop) == (0, length)
-            views[key] = flats[node] if whole else flats[node][t.start:t.stop]
-        return views[key]
+            return flats[node] if whole else flats[node][t.start:t.stop]
 
-    for step in schedule.steps:
-        direct = _writes_are_safe(step)
-        # payloads first: every sender sends what it held before this step
-        payloads = [None if (t.op == "copy" and direct) else
-                    view(t.source, t).copyto(flats[t.destination].context)
-                    for t in step.transfers]
-        for t, payload in zip(step.transfers, payloads):
-            target = view(t.destination, t)
-            if t.op == "add":
-                mx.nd.elemwise_add(target, payload, out=target)
-            else:
-                (view(t.source, t) if payload is None else payload).copyto(target)
-    return [f.reshape(a.shape) for f, a in zip(flats, arrays)]
+        def current(node, t):              # where (node, chunk) holds its value now
+            return piece(outs if (node, t.chunk) in written else ins, node, t)
+
+        self._steps = []                   # per step: (payload copies, writes)
+        for step in schedule.steps:
+            direct = _writes_are_safe(step)
+            sends, writes = [], {}             # writes: (node, chunk) -> (op, target, inputs)
+            for t in step.transfers:
+                source = current(t.source, t)                  # what it held before the step
+                if t.op == "copy" and direct:
+                    writes[(t.destination, t.chunk)] = ("copy", piece(outs, t.destination, t),
+                                                        [source])
+                    continue
+                inbox = mx.nd.empty((t.stop - t.start,), ctx=outs[t.destination].context,
+                                    dtype=outs[t.destination].dtype)
+                sends.append((source, inbox))
+                key = (t.destination, t.chunk)
+                if t.op == "add":              # everything a receiver gets, summed in one pass
+                    _, target, inputs = writes.get(
+                        key, ("add", piece(outs, t.destination, t), [current(t.destination, t)]))
+                    writes[key] = ("add", target, inputs + [inbox])
+                else:
+                    writes[key] = ("copy", piece(outs, t.destination, t), [inbox])
+            written.update(writes)
+            self._steps.append((sends, list(writes.values())))
+        chunks = range(len(schedule.chunks))          # never written: copy input to out
+        self._untouched = [(ins[n], outs[n]) for n in range(len(outs))
+                           if self.arrays[n] is not self.out[n]
+                           and any((n, c) not in written for c in chunks)]
+        self._operations = len(self._untouched) + sum(
+            len(sends) + len(writes) for sends, writes in self._steps)
+
+    def __call__(self):
+        with mx.engine.bulk(self._operations):         # one engine push per context
+            for source, target in self._untouched:
+                source.copyto(target)
+            for sends, writes in self._steps:
+                for source, inbox in sends:            # payloads first: what senders held
+                    source.copyto(inbox)
+                for op, target, inputs in writes:
+                    if op == "copy":
+                        inputs[0].copyto(target)
+                    elif len(inputs) == 2:
+                        mx.nd.elemwise_add(*inputs, out=target)
+                    else:
+                        mx.nd.add_n(*inputs, out=target)
+        return self.out
+
+
+def run_schedule(arrays, schedule):
+    """Carry out ``schedule`` on ``arrays`` (one per node) and return new arrays (inputs kept)."""
+    out = [mx.nd.empty(a.shape, ctx=a.context, dtype=a.dtype) for a in arrays]
+    return BoundSchedule(schedule, arrays, out)()
 
 
 def as_ndarray_list(arrays):

@@ -1,0 +1,64 @@
+"""SyncBatchNorm on K devices computes what BatchNorm computes on one device with the whole
+batch; per-device ("ghost") statistics do not. SyncBatchNorm runs on CPU contexts only with
+the engine settings of tutorial.engine, read when MXNet starts, so each case runs in a
+child process with a time limit (a hang fails instead of stopping the test run)."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import mxnet as mx
+import pytest
+
+from tutorial.nn.resnet import resnet
+from tutorial.parallel.trainer import DataParallelTrainer
+
+ROOT = Path(__file__).resolve().parents[2]
+FIRST_STEP = """
+import json, sys
+from tutorial.engine import allow_sync_batchnorm
+allow_sync_batchnorm({k})
+import mxnet as mx
+from tutorial.parallel.batchnorm_devices import first_step
+gaps = first_step([mx.cpu(i) for i in range({k})], per_device_batch={b}, seed={seed})
+print(json.dumps({{g.mode: [g.output_gap, g.gradient_gap] for g in gaps}}))
+"""
+
+
+def first_step_gaps(k, b, seed=0):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", FIRST_STEP.format(k=k, b=b, seed=seed)],
+                          capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("k, b", [(1, 16), (2, 2), (2, 16), (4, 4)])
+def test_sync_on_k_devices_equals_one_device_with_the_whole_batch(k, b):
+    gaps = first_step_gaps(k, b)
+    output_gap, gradient_gap = gaps["sync"]
+    assert output_gap < 1e-3 and gradient_gap < 3e-2, gaps
+
+
+def test_ghost_equals_whole_on_one_device():
+    output_gap, gradient_gap = first_step_gaps(1, 16)["ghost"]
+    assert output_gap == 0.0 and gradient_gap == 0.0
+
+
+@pytest.mark.parametrize("k, b", [(2, 2), (4, 4)])
+def test_ghost_statistics_differ_at_small_per_device_batches(k, b):
+    gaps = first_step_gaps(k, b)
+    assert gaps["ghost"][0] > 1e-2 and gaps["ghost"][1] > 0.1, gaps   # far outside the sync tolerance
+
+
+def test_the_trainer_refuses_sync_batchnorm_that_would_hang():
+    """This process started MXNet with the default engine settings."""
+    with pytest.raises(ValueError, match="allow_sync_batchnorm"):
+        DataParallelTrainer(resnet("sync", num_devices=2), [mx.cpu(0), mx.cpu(1)])
+
+
+def test_the_trainer_refuses_a_device_count_the_layers_were_not_built_for():
+    with pytest.raises(ValueError, match="num_devices=2"):
+        DataParallelTrainer(resnet("sync", num_devices=4), [mx.cpu(0), mx.cpu(1)])

@@ -1,0 +1,71 @@
+"""Quiz: a CNN with BatchNorm on several devices. The questions come from the lecture's
+throughput yardstick, the deck's BatchNorm line, Smith et al.'s growing batch (in the
+lecture's large-batch recipes), and what notebook 11 measures (the
+equivalences are pinned in ``tests/parallel/test_sync_batchnorm.py``)."""
+
+from tutorial.quizzes.question import Question, Quiz, right, wrong
+
+QUIZ = Quiz("Large batches on a CNN with BatchNorm", [
+    Question(
+        "A batch of 256 images is split over 4 devices, each with plain gluon.nn.BatchNorm. "
+        "Whose mean and variance normalise an image on device 2?", [
+            right("Those of the 64 images on device 2",
+                  "Each device normalises its own shard: 'ghost' batches of 64."),
+            wrong("Those of all 256 images",
+                  "That takes SyncBatchNorm, which sums the statistics over the devices."),
+            wrong("The running mean and variance",
+                  "Those are used in prediction mode; training uses the batch's statistics."),
+            wrong("Those of the image itself",
+                  "BatchNorm averages over the batch and the pixels, per channel."),
+        ]),
+    Question(
+        "SyncBatchNorm on K devices with b images each, against gluon.nn.BatchNorm on one "
+        "device with all K·b images (same weights, same batch): ...", [
+            right("the outputs and the summed gradients agree up to float32 rounding",
+                  "Both normalise with the statistics of all K·b images: notebook 11 measured "
+                  "gaps far below 1e-3."),
+            wrong("they differ more the smaller b is",
+                  "That is ghost BatchNorm; SyncBatchNorm's statistics do not depend on b."),
+            right("they only agree when the K shards are equally large",
+                  "MXNet's SyncBatchNorm averages the K shards' statistics with equal weights."),
+            wrong("they differ because every device keeps its own running statistics",
+                  "Running statistics are not used in training mode."),
+        ]),
+    Question(
+        "The lecture wants throughput tau_K = K · tau_ref. On 4 CPU contexts standing in for "
+        "GPUs on a 2-core machine, tau_4 / (4 · tau_1) is at most about ...", [
+            right("0.5",
+                  "The 4 contexts share 2 cores: at best twice one context's throughput, and "
+                  "one context already uses both cores, so less."),
+            wrong("1.0",
+                  "That needs 4 times the compute, which 2 shared cores do not have."),
+            wrong("0.25",
+                  "That is no gain at all; 2 cores can do somewhat better than one context."),
+            wrong("4",
+                  "The efficiency is a fraction of perfect scaling: 1.0 is perfect."),
+        ]),
+    Question(
+        "The deck: 'Batch Normalization doesn't work well when mini batches are too large. "
+        "Rescale it'. Under data parallelism, what did notebook 11 measure?", [
+            right("With tiny per-device batches ghost BatchNorm trains worse than the whole batch",
+                  "At b = 4 its loss stayed above the whole batch's; at b = 1 nothing learned."),
+            right("What BatchNorm sees is the per-device batch, not the total batch",
+                  "A large batch split over many devices gives small ghost batches."),
+            wrong("A large total batch by itself makes BatchNorm's outputs wrong",
+                  "SyncBatchNorm over any total batch computes what one device would."),
+            wrong("SyncBatchNorm trains worse than ghost BatchNorm at every batch size",
+                  "Its loss stayed within a small margin of the whole batch's."),
+        ]),
+    Question(
+        "Smith et al. grow the batch by 4 where a schedule would divide the learning rate by 4. "
+        "Over one epoch, compared with decaying the rate, ...", [
+            right("the ratio of learning rate to batch size is the same",
+                  "Both divide lr / B by 4: the noise of SGD's steps falls alike."),
+            right("there are 4 times fewer steps",
+                  "The same images in batches 4 times larger: that is the saving."),
+            wrong("the learning rate is 4 times smaller",
+                  "Growing the batch keeps the rate; only the batch changes."),
+            wrong("the gradient noise stays as it was",
+                  "A 4 times larger batch averages it down, as the smaller rate would."),
+        ]),
+])
