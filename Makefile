@@ -20,7 +20,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 BUILD     := $(shell GPU='$(GPU)' $(PYTHON_EXE) -m tutorial.gpu_setup want)
 INSTALLED := $(or $(shell cat $(STAMP) 2>/dev/null),cpu)
 
-.PHONY: lab slides slides-html unit test test-numerics execute-notebooks bench selfcheck clean-venv help FORCE
+.PHONY: horovod lab slides slides-html unit test test-numerics execute-notebooks bench selfcheck clean-venv help FORCE
 
 help:
 	@echo "make lab                open the course in JupyterLab (127.0.0.1, token on)"
@@ -32,6 +32,7 @@ help:
 	@echo "                        then nbval again under a second numeric configuration"
 	@echo "make test-numerics      nbval under a third numeric configuration"
 	@echo "make unit               unit tests and doctests only"
+	@echo "make horovod            build (once, then from its cached wheel) and install Horovod"
 	@echo "make selfcheck          check this machine: versions, devices, one real training run"
 	@echo "make execute-notebooks  re-run every notebook in fast mode and store its outputs"
 	@echo "make bench              run the benchmarks (ratios against MXNet in the same process)"
@@ -43,6 +44,7 @@ $(STAMP): pyproject.toml $(if $(filter $(BUILD),$(INSTALLED)),,FORCE)
 	  'Install Python 3.11, then run: make PYTHON=python3.11 $(MAKECMDGOALS)' % v)"
 	@test -x $(BIN)/python || $(PYTHON_EXE) -m venv $(VENV)
 	$(BIN)/python -m tutorial.gpu_setup install $(or $(BUILD),unknown)
+	$(BIN)/python -m tutorial.horovod_setup install $(or $(BUILD),unknown)
 	@echo $(BUILD) > $(STAMP)
 
 # The offline deck's scripts (reveal.js, require.js, the widget renderer, MathJax): npm
@@ -63,6 +65,10 @@ slides: $(STAMP)
 # The deck with its committed outputs: reveal.js and the widgets' saved state, all local.
 slides-html: $(OFFLINE)
 	$(BIN)/python -m tutorial.deck.export slides/workshop.ipynb build/slides
+
+# Horovod again, after fixing what its first build said (it never stops the set-up).
+horovod: $(STAMP)
+	$(BIN)/python -m tutorial.horovod_setup install $(BUILD)
 
 selfcheck: $(STAMP)
 	$(BIN)/python -m tutorial.check

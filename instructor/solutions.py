@@ -74,6 +74,11 @@ def gpipe_schedule(stages, microbatches):                             # 10_model
     return tasks
 
 
+def post_local_schedule(steps, period, switch):                      # 12_scaling_out
+    return [t for t in range(1, steps + 1)
+            if t <= switch or (t - switch) % period == 0 or t == steps]
+
+
 GIVEAWAYS = {
     "piecewise_constant_lr": ("step>=bforbinboundaries", "bisect_right(boundaries,step)",
                               "values[reached]"),
@@ -87,4 +92,5 @@ GIVEAWAYS = {
     "trust_ratio": ("eta*w_norm/(g_norm+wd*w_norm)",),
     "staleness_lr": ("max(1,staleness)", "max(1,tau)", "freshonestoo"),
     "gpipe_schedule": ("(s+i,s,i,\"F\")", "m+p-1+(p-1-s)+(m-1-i)"),
+    "post_local_schedule": ("(t-switch)%period==0", "t<=switchor(t-", "ift<=switch"),
 }

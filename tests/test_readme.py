@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_course_map_marks_exactly_the_notebooks_that_exist():
     rows = re.findall(r"^\| \d\d \| `(\w+)` \|.*\| (✅|planned) \|$",
                       (ROOT / "README.md").read_text(), re.M)
-    assert len(rows) == 11
+    assert len(rows) == 12
     for name, mark in rows:
         exists = (ROOT / "notebooks" / f"{name}.ipynb").exists()
         assert (mark == "✅") == exists, f"{name}: marked {mark}, exists={exists}"

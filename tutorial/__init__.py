@@ -25,6 +25,7 @@ Subpackages, one idea per file:
 Tools around the course, not used by the notebooks:
 
 - ``tutorial.gpu_setup`` put the CPU or the GPU build of MXNet into the virtual environment
+- ``tutorial.horovod_setup`` build Horovod once per MXNet build, install it from its cached wheel
 - ``tutorial.lab``      start JupyterLab on the course (``make lab``) or the deck (``make slides``)
 - ``tutorial.notebooks`` maintainer tools: execute, check and build the notebooks
 - ``tutorial.deck``     the instructor's deck as a static HTML page that needs no network

@@ -81,7 +81,8 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
         "step_batch": r"step_batch\(2, 32\) returned None",
         "trust_ratio": r"name='dense0_weight'\) returned None",
         "staleness_lr": r"staleness_lr\(0.1, 0\) returned None",
-        "gpipe_schedule": r"gpipe_schedule\(2, 2\) returned None"}),
+        "gpipe_schedule": r"gpipe_schedule\(2, 2\) returned None",
+        "post_local_schedule": r"post_local_schedule\(8, 4, 0\) returned None"}),
     ("returns text", lambda *a, **k: "abc", {
         "piecewise_constant_lr": "returned a str; return one plain number, the learning rate",
         "clip_by_global_norm": "returned a str; return a list of NumPy arrays, one per gradient",
@@ -92,7 +93,8 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
         "step_batch": r"step_batch\(2, 32\) returned a str",
         "trust_ratio": "returned a str",
         "staleness_lr": r"staleness_lr\(0.1, 0\) returned a str",
-        "gpipe_schedule": r"gpipe_schedule\(2, 2\) returned a str"}),
+        "gpipe_schedule": r"gpipe_schedule\(2, 2\) returned a str",
+        "post_local_schedule": r"post_local_schedule\(8, 4, 0\) returned a str"}),
     ("wrong shape", lambda *a, **k: np.zeros(3), {
         "piecewise_constant_lr": "returned a ndarray; return one plain number",
         "clip_by_global_norm": "returned a ndarray; return a list of NumPy arrays",
@@ -102,7 +104,8 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
         "chain": "returned a ndarray; return a Schedule",
         "step_batch": "returned a ndarray", "trust_ratio": "returned a ndarray",
         "staleness_lr": "returned a ndarray",
-        "gpipe_schedule": r"contains 0.0; each task must be a tuple of four"}),
+        "gpipe_schedule": r"contains 0.0; each task must be a tuple of four",
+        "post_local_schedule": r"contains a step outside 1 .. 8"}),
     ("state of wrong shape", lambda *a, **k: (np.zeros(5),) + (np.zeros(2),) * 2, {
         "adam_step": r"returned m with shape \(2,\)"}),
 ]

@@ -8,7 +8,8 @@ what is wrong with an answer.
   ``gradient_clipping`` (clipping by the global norm), ``optimizers`` (Adam), ``capacity``
   (dropout), ``data_parallel`` (combining the devices' gradients), ``collectives`` (the
   chain allreduce), ``distributed`` (parameter server, async SGD), ``large_batch`` (the
-  LARS trust ratio), ``pipeline`` (GPipe's schedule as data)
+  LARS trust ratio), ``pipeline`` (GPipe's schedule as data), ``scaling_out`` (post-local
+  SGD's averaging schedule)
 - ``feedback``     the Verdict a checker returns, and the guard every checker runs behind
 - ``answers``      reading what the learner's function returned, or saying why not
 - ``mistakes``     typical mistakes as data: wrong answers written as code

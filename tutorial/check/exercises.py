@@ -49,6 +49,8 @@ EXERCISES = (
     Exercise("08_large_batch", "trust_ratio", "large_batch", "check_trust_ratio"),
     Exercise("09_async_sgd", "staleness_lr", "distributed", "check_staleness_lr"),
     Exercise("10_model_parallel", "gpipe_schedule", "pipeline", "check_gpipe"),
+    Exercise("12_scaling_out", "post_local_schedule", "scaling_out",
+             "check_post_local_schedule"),
 )
 
 

@@ -19,7 +19,13 @@ One idea per file:
 - ``collectives``  parameter server, tree, butterfly and ring allreduce
 - ``costmodel``    the alpha-beta cost of each collective
 - ``ps``           a real parameter server: ps-lite kvstores on a cluster of local processes
+- ``hvd``          Horovod's ring across local processes, and the side-by-side table
+- ``hosts``        both over several machines: a host list, ssh, clean stops
 - ``async_sgd``    asynchronous SGD simulated exactly: workers of given speeds, one server
+- ``local_sgd``    local SGD and post-local SGD: K workers average their weights every H steps
+- ``compression``  2-bit gradient quantisation with error feedback; signSGD's majority vote
+- ``compression_study``  training with each way of sending gradients: accuracy, bytes per step
+- ``scaling_workload``   the job the local-SGD and compression studies train (held-out accuracy)
 - ``pipeline``     model parallelism: a network cut into stages on devices, pipeline
                    schedules (naive, GPipe, 1F1B) run for real, asynchronous pipelining
 

@@ -9,6 +9,9 @@ SUM over devices (an allreduce). Two families plug in:
   ``tutorial.parallel.collectives`` (``allreduce(arrays, algorithm).arrays`` holds the sum
   on each input's device; the inputs are left alone, so we copy the sums back).
 
+Any callable ``aggregate(grad_lists)`` that writes into the gradients plugs in too, e.g.
+the compressed aggregations of ``tutorial.parallel.compression``.
+
 With one device there is nothing to add up, and the aggregator does nothing.
 
 >>> import mxnet as mx
@@ -81,7 +84,10 @@ def _no_aggregation(grad_lists):
 
 
 def make_aggregator(name, devices):
-    """A callable that turns per-device gradients into their sum on every device."""
+    """A callable that turns per-device gradients into their sum on every device
+    (``name`` may be such a callable already: it is used as it is)."""
+    if callable(name):
+        return name
     check_aggregation(name)
     if len(devices) == 1:
         return _no_aggregation

@@ -114,7 +114,8 @@ class DataParallelTrainer:
     """Train ``net`` on ``devices`` with the four steps above; ``step`` returns a report.
 
     ``aggregation`` is one of ``tutorial.parallel.aggregation.AGGREGATIONS`` ('device',
-    'local', 'ps', 'tree', 'butterfly', 'ring'). ``optimizer`` is an MXNet optimizer
+    'local', 'ps', 'tree', 'butterfly', 'ring'), or a callable ``aggregate(grad_lists)``
+    (``tutorial.parallel.compression``). ``optimizer`` is an MXNet optimizer
     name or instance (``tutorial.optim.create(...)`` gives one); its ``rescale_grad`` is
     set to 1/batch at every step.
     """

@@ -7,4 +7,5 @@
 - ``worker``     the worker process (``python -m tutorial.parallel.ps.worker``)
 - ``digits_job`` what each worker trains: an MLP on the 8x8 digits, its shard of each batch
 - ``train``      run the job on a cluster, or in one process for comparison
+- ``compressed``   dist_sync with 2-bit compressed pushes, and its twin in one process
 """

@@ -69,10 +69,12 @@ class _Node:
     index: int
     popen: subprocess.Popen
     log_path: Path
+    host: Optional[str] = None     # the machine it runs on; None: this one (127.0.0.1)
 
     @property
     def name(self):
-        return self.role if self.role == "scheduler" else f"{self.role} {self.index}"
+        name = self.role if self.role == "scheduler" else f"{self.role} {self.index}"
+        return name if self.host is None else f"{name} on {self.host}"
 
     def log(self):
         try:
@@ -107,17 +109,20 @@ def _child_setup(group):
     return setup
 
 
-def dmlc_env(role, port, num_workers, num_servers):
+def dmlc_env(role, port, num_workers, num_servers, root=HOST, node_host=HOST):
     """The ps-lite variables one process of the cluster gets.
+
+    ``root``: the scheduler's address; ``node_host``: the address this process announces
+    (both 127.0.0.1 on one machine; ``tutorial.parallel.hosts`` sets them per host).
 
     >>> dmlc_env("server", 9000, num_workers=2, num_servers=1)["DMLC_PS_ROOT_URI"]
     '127.0.0.1'
     """
     if role not in ("scheduler", "server", "worker"):
         raise ValueError(f"role must be 'scheduler', 'server' or 'worker', got {role!r}")
-    return {"DMLC_ROLE": role, "DMLC_PS_ROOT_URI": HOST, "DMLC_PS_ROOT_PORT": str(port),
+    return {"DMLC_ROLE": role, "DMLC_PS_ROOT_URI": root, "DMLC_PS_ROOT_PORT": str(port),
             "DMLC_NUM_SERVER": str(num_servers), "DMLC_NUM_WORKER": str(num_workers),
-            "DMLC_NODE_HOST": HOST}
+            "DMLC_NODE_HOST": node_host}
 
 
 def _node_env(role, port, num_workers, num_servers, extra):
@@ -130,13 +135,17 @@ def _node_env(role, port, num_workers, num_servers, extra):
     return env
 
 
+def log_path(run_dir, role, index):
+    return run_dir / (f"{role}.log" if role == "scheduler" else f"{role}{index}.log")
+
+
 def _start(role, index, argv, env, run_dir, group):
-    log_path = run_dir / (f"{role}.log" if role == "scheduler" else f"{role}{index}.log")
-    with open(log_path, "wb") as log:
+    path = log_path(run_dir, role, index)
+    with open(path, "wb") as log:
         popen = subprocess.Popen([sys.executable, "-u", *argv], env=env, cwd=run_dir,
                                  stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                  preexec_fn=_child_setup(group))
-    return _Node(role, index, popen, log_path)
+    return _Node(role, index, popen, path)
 
 
 def _stop(nodes, group, grace=2.0):
@@ -154,6 +163,8 @@ def _stop(nodes, group, grace=2.0):
             n.popen.wait(timeout=grace)
         except subprocess.TimeoutExpired:
             pass
+        if n.popen.stdin is not None:              # a remote node's tether pipe
+            n.popen.stdin.close()
 
 
 def _wait_for_exit(nodes, grace):
@@ -197,34 +208,38 @@ def run_cluster(worker_argv, num_workers=2, num_servers=1, timeout=120.0, port=N
     if on_poll is not None and not callable(on_poll):
         raise TypeError(f"on_poll must be a function of the workers' steps, got {on_poll!r}")
     with claimed_port(port) as port, run_directory(run_dir) as where:
-        workers, seconds = _supervise(worker_argv, num_workers, num_servers, timeout, port,
-                                      where, worker_env, poll, server_argv, on_poll)
-    return ClusterResult(workers, where if run_dir is not None else None, seconds)
-
-
-def _supervise(worker_argv, num_workers, num_servers, timeout, port, run_dir, worker_env,
-               poll, server_argv, on_poll=None):
-    """Start every process, wait for the workers; stop everyone before returning."""
-    extra = dict(worker_env or {}, TUTORIAL_PS_OUT_DIR=str(run_dir))
-    nodes, group, start = [], 0, time.monotonic()
-    try:
+        extra = dict(worker_env or {}, TUTORIAL_PS_OUT_DIR=str(where))
         plan = [("scheduler", 0, tuple(server_argv), {})]
         plan += [("server", i, tuple(server_argv), {}) for i in range(num_servers)]
         plan += [("worker", i, tuple(worker_argv), dict(extra, TUTORIAL_PS_WORKER_INDEX=str(i)))
                  for i in range(num_workers)]
-        for role, index, argv, more in plan:
-            env = _node_env(role, port, num_workers, num_servers, more)
-            nodes.append(_start(role, index, argv, env, run_dir, group))
+        plan = [(role, index, argv, _node_env(role, port, num_workers, num_servers, more))
+                for role, index, argv, more in plan]
+        workers, seconds = supervise(plan, _start, timeout, where, poll, on_poll)
+    return ClusterResult(workers, where if run_dir is not None else None, seconds)
+
+
+def supervise(plan, start, timeout, run_dir, poll, on_poll=None):
+    """Start every process of ``plan``, wait for the workers; stop everyone before returning.
+
+    ``plan``: ``(role, index, argv, env)`` per process, the scheduler first;
+    ``start(role, index, argv, env, run_dir, group)`` starts one and returns its ``_Node``
+    (here :func:`_start`; the launcher for several hosts starts them over ssh).
+    """
+    nodes, group, start_time = [], 0, time.monotonic()
+    try:
+        for role, index, argv, env in plan:
+            nodes.append(start(role, index, argv, env, run_dir, group))
             group = group or nodes[0].popen.pid     # everyone joins the scheduler's group
         workers = [n for n in nodes if n.role == "worker"]
-        deadline = start + timeout
+        deadline = start_time + timeout
         while True:
             failed = [n for n in nodes if n.popen.poll() not in (None, 0)]
             if failed:
                 first = failed[0]
-                _stop(nodes, group)
-                raise ClusterError(failure_message(first, [n for n in nodes if n is not first],
-                                                    run_dir), [n.popen.pid for n in nodes])
+                message = failure_message(first, [n for n in nodes if n is not first], run_dir)
+                _stop(nodes, group)                              # after reading who had ended
+                raise ClusterError(message, [n.popen.pid for n in nodes])
             if all(n.popen.poll() == 0 for n in workers):
                 break
             if time.monotonic() > deadline:
@@ -234,7 +249,7 @@ def _supervise(worker_argv, num_workers, num_servers, timeout, port, run_dir, wo
             if on_poll is not None:
                 on_poll([last_step(n.log()) for n in workers])
             time.sleep(poll)
-        seconds = time.monotonic() - start
+        seconds = time.monotonic() - start_time
         _wait_for_exit(nodes, grace=10.0)   # servers and scheduler end by themselves
         return tuple(WorkerResult(n.index, n.log(), _read_result(run_dir, n.index))
                      for n in workers), seconds

@@ -14,6 +14,9 @@ import re
 import signal
 
 _STEP = re.compile(r"^step (\d+)\b", re.MULTILINE)
+# How a process on another host ends when the host, not the process, failed: killed
+# (power off, out of memory), hung up on, or ssh's own code for a lost connection.
+_HOST_LOST = (-signal.SIGKILL, -signal.SIGHUP, 255)
 
 
 def last_step(log):
@@ -45,10 +48,28 @@ def _how_it_ended(code):
     return f"exited with code {code}"
 
 
+def _lost_host_message(node, others, when, run_dir):
+    """For a process on another machine that was killed, or whose ssh lost the connection:
+    the host comes first, since the process itself reported no error."""
+    host = node.host
+    ended = [n.name for n in others if n.host == host and n.popen.poll() is not None]
+    also = f" ({', '.join(ended)} had ended too)" if ended else ""
+    stopped = ", ".join(n.name for n in others) or "none"
+    how = ("ssh lost its connection" if node.popen.returncode == 255
+           else _how_it_ended(node.popen.returncode))
+    return (f"host {host} looks down or unreachable: {node.name} {how} {when}{also}; the other "
+            f"processes ({stopped}) were stopped. Check that `ssh {host} true` answers and that "
+            f"the host did not run out of memory (`dmesg` there), then run again (logs of every "
+            f"process are in {run_dir}).")
+
+
 def failure_message(node, others, run_dir):
     text = node.log()
     steps = _STEP.findall(text)
     when = f"after step {steps[-1]}" if steps else "before finishing its first step"
+    when = "while the workers ran" if node.role in ("scheduler", "server") else when
+    if getattr(node, "host", None) is not None and node.popen.returncode in _HOST_LOST:
+        return _lost_host_message(node, others, when, run_dir)
     stopped = ", ".join(n.name for n in others) or "none"
     hint = ""
     if "bind failed" in text or "no socket to node" in text:

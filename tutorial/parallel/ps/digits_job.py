@@ -17,6 +17,7 @@ True
 
 import dataclasses
 import json
+import time
 from typing import Optional, Tuple
 
 import numpy as np
@@ -31,6 +32,7 @@ class DigitsJob:
     seed: int = 0                       # weights and batch order
     crash_worker: Optional[int] = None  # launch index of a worker that fails on purpose
     crash_after_step: int = 0           # ... right after finishing this step
+    compression_threshold: Optional[float] = None   # 2-bit gradient compression (None: off)
 
     def __post_init__(self):
         object.__setattr__(self, "hidden", tuple(self.hidden))
@@ -58,6 +60,9 @@ def train(job, kvstore, rank, num_workers, worker_index=None, log=print):
 
     ``kvstore``: a kvstore object or name for ``gluon.Trainer`` (``None`` for one
     process). Prints ``step N loss L`` after every step (the launcher reads it).
+    ``job.compression_threshold`` turns on MXNet's 2-bit compression of the gradients the
+    worker pushes (``ps.compressed.PushPullTrainer``); one process sends nothing, so
+    without a kvstore it changes nothing.
     """
     import mxnet as mx
     from mxnet import autograd, gluon
@@ -66,11 +71,16 @@ def train(job, kvstore, rank, num_workers, worker_index=None, log=print):
     from tutorial.parallel.workload import mlp
 
     net = mlp(hidden=job.hidden, seed=job.seed)
-    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": job.learning_rate},
-                            kvstore=kvstore)
-    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     b, total = job.batch_per_worker, num_workers * job.batch_per_worker
-    losses = []
+    if job.compression_threshold is not None and kvstore is not None:
+        from tutorial.parallel.ps.compressed import PushPullTrainer
+        trainer = PushPullTrainer(net, kvstore, job.learning_rate, total,
+                                  job.compression_threshold)
+    else:
+        trainer = gluon.Trainer(net.collect_params(), "sgd",
+                                {"learning_rate": job.learning_rate}, kvstore=kvstore)
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    losses, step_seconds, last = [], [], time.perf_counter()
     for step, (X, y) in zip(range(1, job.steps + 1), global_batches(job, num_workers)):
         Xr = mx.nd.array(X[rank * b:(rank + 1) * b])
         yr = mx.nd.array(y[rank * b:(rank + 1) * b])
@@ -78,7 +88,10 @@ def train(job, kvstore, rank, num_workers, worker_index=None, log=print):
             loss = loss_fn(net(Xr), yr)
         loss.backward()
         trainer.step(total)                 # the TOTAL batch over all workers
-        losses.append(float(loss.mean().asscalar()))
+        losses.append(float(loss.mean().asscalar()))          # waits for the step
+        now = time.perf_counter()
+        step_seconds.append(now - last)
+        last = now
         log(f"step {step} loss {losses[-1]:.4f}")
         if worker_index is not None and worker_index == job.crash_worker \
                 and step == job.crash_after_step:
@@ -87,4 +100,4 @@ def train(job, kvstore, rank, num_workers, worker_index=None, log=print):
     X, y = load_digits()
     accuracy = float((net(mx.nd.array(X)).argmax(axis=1).asnumpy() == y).mean())
     return {"rank": rank, "num_workers": num_workers, "losses": losses, "accuracy": accuracy,
-            "params": [p.data().asnumpy() for p in net.collect_params().values()]}
+            "step_seconds": step_seconds, "params": [p.data().asnumpy() for p in net.collect_params().values()]}

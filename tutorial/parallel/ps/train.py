@@ -21,6 +21,7 @@ ValueError: kvstore must be one of 'dist_sync', 'dist_async', 'dist_device_sync'
 """
 
 import dataclasses
+import functools
 import sys
 from typing import List, Optional
 
@@ -32,6 +33,7 @@ from tutorial.parallel.ps.rundir import run_directory
 from tutorial.progress import Progress
 
 KVSTORES = ("dist_sync", "dist_async", "dist_device_sync")
+ON_HOSTS = ("template", "interface", "python", "remote_dir")   # run_cluster_on_hosts's options
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,11 +45,19 @@ class WorkerRun:
     params: List[np.ndarray]   # its final weights, in net.collect_params() order
     log: str
     seconds: float
+    step_seconds: List[float] = ()   # wall time of each step, as the worker measured it
 
 
-def train_on_cluster(job, kvstore="dist_sync", num_workers=2, num_servers=1, timeout=120.0,
-                     port=None, run_dir=None, on_poll=None):
+def train_on_cluster(job, kvstore="dist_sync", num_workers=None, num_servers=None,
+                     timeout=120.0, port=None, run_dir=None, on_poll=None, hosts=None,
+                     **on_hosts):
     """Run ``job`` on ``num_workers`` worker processes; one :class:`WorkerRun` per worker.
+
+    On this machine (``hosts=None``): 2 workers and 1 server unless told, on 127.0.0.1.
+    ``hosts="10.0.0.1:2,10.0.0.2:2"``: over those machines, one worker per slot and one
+    server per host unless told; ``port`` is then the scheduler's port on the first host
+    (see ``run_cluster_on_hosts``), and ``template``, ``interface``, ``python``, ``remote_dir`` go to
+    :func:`tutorial.parallel.hosts.pslite.run_cluster_on_hosts`.
 
     ``run_dir=None``: logs and results go to a temporary folder, removed once the results
     are read, kept when the run fails (the error names it). In a notebook a live line counts
@@ -60,7 +70,25 @@ def train_on_cluster(job, kvstore="dist_sync", num_workers=2, num_servers=1, tim
                          f"got {kvstore!r}")
     if not hasattr(job, "to_json"):
         raise TypeError(f"job must be a DigitsJob, e.g. DigitsJob(steps=20), got {job!r}")
-    check_sizes(num_workers, num_servers)
+    unknown = sorted(set(on_hosts) - set(ON_HOSTS))
+    if unknown:
+        raise TypeError(f"train_on_cluster() got unexpected argument(s) {unknown}; with hosts=... "
+                        f"it also takes {', '.join(ON_HOSTS)}")
+    if on_hosts and hosts is None:
+        raise TypeError(f"{', '.join(sorted(on_hosts))} only apply with hosts=..., a host list "
+                        f"such as hosts='10.0.0.1:2,10.0.0.2:2'")
+    if hosts is None:
+        num_workers = 2 if num_workers is None else num_workers
+        num_servers = 1 if num_servers is None else num_servers
+        check_sizes(num_workers, num_servers)
+        launch = functools.partial(run_cluster, num_servers=num_servers, port=port)
+    else:
+        from tutorial.parallel.hosts.pslite import run_cluster_on_hosts
+        from tutorial.parallel.hosts.placement import parse_hosts, place
+        rows = place(parse_hosts(hosts), num_workers, num_servers)
+        num_workers = sum(row.role == "worker" for row in rows)
+        launch = functools.partial(run_cluster_on_hosts, hosts=hosts, num_servers=num_servers,
+                                   port=port, **on_hosts)
     argv = ["-m", "tutorial.parallel.ps.worker", kvstore, job.to_json()]
     what = f"{kvstore} cluster, {num_workers} workers x {job.steps} steps"
     with run_directory(run_dir) as where, \
@@ -70,8 +98,8 @@ def train_on_cluster(job, kvstore="dist_sync", num_workers=2, num_servers=1, tim
             if on_poll is not None:
                 on_poll(steps)
 
-        done = run_cluster(argv, num_workers=num_workers, num_servers=num_servers,
-                           timeout=timeout, port=port, run_dir=where, on_poll=polled)
+        done = launch(argv, num_workers=num_workers, timeout=timeout, run_dir=where,
+                      on_poll=polled)
         progress.update(progress.total)
         return sorted((_read_run(w, where) for w in done.workers), key=lambda run: run.rank)
 
@@ -85,7 +113,8 @@ def _read_run(w, where):
     with np.load(where / f"worker{w.index}.npz") as npz:
         params = [npz[f"arr_{i}"] for i in range(len(npz.files))]
     r = w.result
-    return WorkerRun(w.index, r["rank"], r["losses"], r["accuracy"], params, w.log, r["seconds"])
+    return WorkerRun(w.index, r["rank"], r["losses"], r["accuracy"], params, w.log, r["seconds"],
+                     r.get("step_seconds", []))
 
 
 def train_single_process(job, num_workers):

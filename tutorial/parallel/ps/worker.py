@@ -4,7 +4,8 @@ Run by :func:`tutorial.parallel.ps.cluster.run_cluster` with the ``DMLC_*`` vari
 set. It creates the distributed kvstore (this is where ps-lite connects to the
 scheduler), trains :class:`~tutorial.parallel.ps.digits_job.DigitsJob` as worker
 ``kv.rank``, and writes ``worker{i}.json`` and ``worker{i}.npz`` (the final weights)
-into ``TUTORIAL_PS_OUT_DIR``.
+into ``TUTORIAL_PS_OUT_DIR``; a worker on another host prints them as one line instead
+(``tutorial.parallel.hosts.results``).
 
 A worker that fails leaves with ``os._exit(1)`` after printing the traceback: a normal
 exit would run the kvstore's destructor, which waits in ps-lite's shutdown barrier for
@@ -17,6 +18,8 @@ import sys
 import time
 import traceback
 from pathlib import Path
+
+from tutorial.parallel.hosts import results
 
 
 def main(argv):
@@ -34,9 +37,13 @@ def main(argv):
     print(f"worker {index}: kvstore {kv.type}, rank {kv.rank} of {kv.num_workers}", flush=True)
     out = train(job, kv, kv.rank, kv.num_workers, worker_index=index,
                 log=lambda line: print(line, flush=True))
-    np.savez(out_dir / f"worker{index}.npz", *out.pop("params"))
+    params = out.pop("params")
     out.update(index=index, kvstore=kind, seconds=time.perf_counter() - start)
-    (out_dir / f"worker{index}.json").write_text(json.dumps(out))
+    if os.environ.get(results.ENV):
+        print(results.result_line(out, params), flush=True)
+    else:
+        np.savez(out_dir / f"worker{index}.npz", *params)
+        (out_dir / f"worker{index}.json").write_text(json.dumps(out))
     print(f"worker {index}: done, accuracy {out['accuracy']:.3f}", flush=True)
 
 

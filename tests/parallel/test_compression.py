@@ -1,0 +1,123 @@
+"""Gradient compression: the from-scratch 2-bit quantiser (with its residual) pinned
+against MXNet's compressed 'device' kvstore, the majority vote, the payload bytes, and
+training with each scheme."""
+
+import mxnet as mx
+import numpy as np
+import pytest
+
+from tutorial.compare import relative_difference
+from tutorial.parallel.compression import (MXNetTwoBitAggregation, majority_vote,
+                                           payload_bytes, two_bit_quantise)
+from tutorial.parallel.compression_study import bytes_per_step, train_scheme
+from tutorial.parallel.scaling_workload import ScalingJob
+
+SHAPE = (37,)
+
+
+def gradients(rng, workers, threshold):
+    """Random gradients, with values exactly at +-threshold and just below it."""
+    grads = [rng.normal(scale=threshold, size=SHAPE).astype(np.float32) for _ in range(workers)]
+    grads[0][:4] = [threshold, -threshold, np.nextafter(np.float32(threshold), 0), 0.0]
+    return grads
+
+
+def mxnet_compressed_sums(steps_of_grads, threshold):
+    """What MXNet's compressed 'device' kvstore hands back, step after step."""
+    workers = len(steps_of_grads[0])
+    kv = mx.kv.create("device")
+    kv.set_gradient_compression({"type": "2bit", "threshold": threshold})
+    kv.init(0, mx.nd.zeros(SHAPE))
+    sums = []
+    for grads in steps_of_grads:
+        out = [mx.nd.zeros(SHAPE, ctx=mx.cpu(k)) for k in range(workers)]
+        kv.pushpull(0, [mx.nd.array(g, ctx=mx.cpu(k)) for k, g in enumerate(grads)], out=out)
+        sums.append(out[0].asnumpy())
+    return sums
+
+
+@pytest.mark.parametrize("workers, threshold", [(1, 0.5), (3, 0.5), (2, 0.25)])
+def test_quantiser_with_its_residual_equals_mxnet_over_several_steps(workers, threshold):
+    rng = np.random.default_rng(workers)
+    steps_of_grads = [gradients(rng, workers, threshold) for _ in range(6)]
+    theirs = mxnet_compressed_sums(steps_of_grads, threshold)
+    residuals = [np.zeros(SHAPE, np.float32) for _ in range(workers)]
+    for grads, their_sum in zip(steps_of_grads, theirs):
+        ours = 0
+        for k, g in enumerate(grads):
+            q, residuals[k] = two_bit_quantise(g, residuals[k], threshold)
+            ours = ours + q
+        assert np.array_equal(ours, their_sum)       # bit for bit, at every step
+
+
+def test_what_was_not_sent_stays_in_the_residual():
+    rng = np.random.default_rng(0)
+    r, sent, total = np.zeros(5, np.float32), 0, 0
+    for _ in range(10):
+        g = rng.normal(size=5).astype(np.float32)
+        q, r = two_bit_quantise(g, r, 0.5)
+        assert set(np.unique(q)) <= {-0.5, 0.0, 0.5}
+        sent, total = sent + q, total + g
+    np.testing.assert_allclose(sent + r, total, atol=1e-5)
+
+
+def test_the_quantiser_refuses_a_residual_of_another_shape_and_a_bad_threshold():
+    with pytest.raises(ValueError, match="one residual per parameter"):
+        two_bit_quantise(np.ones(3), np.zeros(4), 0.5)
+    with pytest.raises(ValueError, match="threshold"):
+        two_bit_quantise(np.ones(3), np.zeros(3), 0.0)
+
+
+def test_a_local_kvstore_refuses_compression_and_a_device_one_accepts_it_on_cpus():
+    with pytest.raises(Exception, match="not supported for this type of kvstore"):
+        mx.kv.create("local").set_gradient_compression({"type": "2bit", "threshold": 0.5})
+    assert MXNetTwoBitAggregation(0.5).kvstore.type == "device"
+
+
+def test_majority_vote_and_its_ties():
+    assert majority_vote([[1, -1, 2], [3, -2, -1], [-1, -5, 4]]).tolist() == [1, -1, 1]
+    assert majority_vote([[1, -1], [-2, -3]]).tolist() == [0, -1]
+
+
+@pytest.mark.parametrize("size, scheme, nbytes", [(16, "2bit", 4), (17, "2bit", 8),
+                                                   (32, "sign", 4), (33, "sign", 8),
+                                                   (10, "none", 40), (1, "2bit", 4)])
+def test_payload_bytes_pack_values_into_32_bit_words(size, scheme, nbytes):
+    assert payload_bytes(size, scheme) == nbytes
+
+
+def test_bytes_per_step_push_compressed_and_pull_32_bit_weights_except_for_signs():
+    shapes = [(64, 64), (64,), (10, 64), (10,)]
+    assert bytes_per_step(shapes, "none") == (4 * 4810, 4 * 4810)
+    assert bytes_per_step(shapes, "2bit") == (4 * (256 + 4 + 40 + 1), 4 * 4810)
+    assert bytes_per_step(shapes, "sign") == (4 * (128 + 2 + 20 + 1),) * 2
+    with pytest.raises(ValueError, match="scheme must be one of"):
+        payload_bytes(10, "1bit")
+
+
+JOB = ScalingJob(steps=15, batch_per_worker=8, workers=3, learning_rate=0.5, hidden=(16,))
+DEVICES = [mx.cpu(k) for k in range(3)]
+
+
+def test_training_with_the_scratch_quantiser_equals_mxnets_compressed_kvstore():
+    ours = train_scheme(JOB, DEVICES, "2bit", threshold=0.5, source="scratch")
+    theirs = train_scheme(JOB, DEVICES, "2bit", threshold=0.5, source="mxnet")
+    plain = train_scheme(JOB, DEVICES, "none")
+    assert relative_difference(list(ours.params), list(theirs.params)) < 1e-6
+    assert relative_difference(list(ours.params), list(plain.params)) > 1e-3
+
+
+def test_signsgd_with_majority_vote_steps_by_lr_times_the_vote():
+    one = ScalingJob(steps=1, batch_per_worker=8, workers=3, hidden=(16,))
+    run = train_scheme(one, DEVICES, "sign", learning_rate=0.01)
+    start = [p.data().asnumpy() for p in one.net().collect_params().values()]
+    steps = [(w - w0) / 0.01 for w, w0 in zip(run.params, start)]
+    assert all(set(np.round(np.unique(s), 3)) <= {-1.0, 0.0, 1.0} for s in steps)
+    assert run.push_bytes == run.pull_bytes < train_scheme(one, DEVICES, "none").push_bytes / 30
+
+
+def test_a_scheme_needs_one_device_per_worker_and_a_known_name():
+    with pytest.raises(ValueError, match="one device per worker"):
+        train_scheme(JOB, DEVICES[:2], "none")
+    with pytest.raises(ValueError, match="scheme must be"):
+        train_scheme(JOB, DEVICES, "4bit")

@@ -1,0 +1,148 @@
+"""How set-up decides to build, install or keep Horovod, and where its wheel is cached.
+
+pip is replaced by a stand-in that records its calls (and 'builds' an empty wheel), so
+these tests check the decisions and the cache in milliseconds, not a real 3-minute build.
+"""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:        # Python 3.10: pytest's own dependency tomli
+    import tomli as tomllib
+
+import pytest
+
+from tutorial import horovod_setup
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class FakePip:
+    """Records pip's arguments; ``pip wheel ... -w DIR`` leaves a wheel in DIR."""
+
+    def __init__(self, fail=()):
+        self.calls, self.fail = [], set(fail)
+
+    def __call__(self, *args, env=None):
+        args = [str(a) for a in args]
+        self.calls.append((args, env))
+        if args[0] in self.fail:
+            return 1
+        if args[0] == "wheel":
+            out = Path(args[args.index("-w") + 1])
+            (out / "horovod-0.28.1-cp311-cp311-linux_x86_64.whl").write_text("")
+        return 0
+
+    def commands(self):
+        return [args[0] for args, _ in self.calls]
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    def make(fail=(), works=True):
+        pip = FakePip(fail)
+        monkeypatch.setattr(horovod_setup, "_pip", pip)
+        monkeypatch.setattr(horovod_setup, "version_of",
+                            lambda dist: "1.9.1" if dist == "mxnet" else None)
+        monkeypatch.setattr(horovod_setup, "horovod_problem",
+                            lambda: None if works else "`import horovod.mxnet` fails (boom)")
+        return pip
+    return make
+
+
+@pytest.mark.parametrize("installed, wheel, action", [
+    (None, None, "build"),                     # first set-up
+    (None, "h.whl", "install"),                # .venv deleted, the cache kept
+    ("KEY", None, "done"),                     # nothing to do
+    ("OTHER", "h.whl", "install"),             # MXNet's build changed: its own wheel
+    ("OTHER", None, "build"),
+])
+def test_next_action_follows_the_installed_key_then_the_cache(installed, wheel, action):
+    assert horovod_setup.next_action(installed, "KEY", wheel) == action
+
+
+def test_a_second_set_up_after_deleting_the_venv_installs_without_building(fake, tmp_path):
+    pip = fake()
+    cache, venv = tmp_path / "cache", tmp_path / "venv"
+    venv.mkdir()
+    assert horovod_setup.install("cpu", cache=cache, prefix=venv)
+    assert pip.commands() == ["install", "wheel", "install", "install"]   # build reqs, build
+    args, env = pip.calls[1]
+    assert args[:4] == ["wheel", "--no-build-isolation", "--no-deps", "horovod==0.28.1"]
+    assert all(env[k] == "1" for k in horovod_setup.BUILD_ENV)
+    key = (venv / horovod_setup.MARKER).read_text().strip()
+    assert [p.name for p in cache.iterdir()] == [key]          # no scratch folder left
+
+    shutil.rmtree(venv)                                         # rm -rf .venv
+    venv.mkdir()
+    pip = fake()
+    assert horovod_setup.install("cpu", cache=cache, prefix=venv)
+    assert "wheel" not in pip.commands()
+    assert str(cache / key / "horovod-0.28.1-cp311-cp311-linux_x86_64.whl") in pip.calls[0][0]
+
+
+def test_an_installed_horovod_of_the_same_build_is_left_alone(fake, tmp_path, monkeypatch):
+    pip = fake()
+    key = horovod_setup.this_key("0.28.1")
+    (tmp_path / horovod_setup.MARKER).write_text(key + "\n")
+    monkeypatch.setattr(horovod_setup, "version_of",
+                        lambda dist: {"mxnet": "1.9.1", "horovod": "0.28.1"}.get(dist))
+    assert horovod_setup.install("cpu", cache=tmp_path / "cache", prefix=tmp_path)
+    assert pip.calls == []
+
+
+def test_a_failed_build_says_why_and_how_to_fix_it_and_caches_nothing(fake, tmp_path, capsys):
+    fake(fail={"wheel"})
+    assert horovod_setup.install("cpu", cache=tmp_path / "cache", prefix=tmp_path) is False
+    out = capsys.readouterr().out
+    assert "Horovod was NOT installed: pip could not build it" in out
+    assert "make horovod" in out and "build-essential" in out
+    assert not any(p.glob("*.whl") for p in (tmp_path / "cache").iterdir())
+    assert not (tmp_path / horovod_setup.MARKER).exists()
+
+
+def test_a_wheel_that_installs_but_does_not_import_is_reported(fake, tmp_path, capsys):
+    fake(works=False)
+    assert horovod_setup.install("cpu", cache=tmp_path / "cache", prefix=tmp_path) is False
+    assert "`import horovod.mxnet` fails (boom)" in capsys.readouterr().out
+
+
+def test_the_cache_is_outside_the_venv_and_can_be_moved():
+    assert horovod_setup.cache_root({"HOME": "/h"}) == Path.home() / ".cache/tutorial/wheels"
+    assert horovod_setup.cache_root({"XDG_CACHE_HOME": "/x"}) == Path("/x/tutorial/wheels")
+    assert horovod_setup.cache_root({"XDG_CACHE_HOME": "/x", "TUTORIAL_WHEEL_CACHE": "/w"}) \
+        == Path("/w")
+
+
+def test_the_key_tells_builds_of_mxnet_and_pythons_apart():
+    keys = {horovod_setup.cache_key("0.28.1", dist, "1.9.1", tag)
+            for dist in ("mxnet", "mxnet-cu117") for tag in ("cp310", "cp311")}
+    assert len(keys) == 4
+
+
+def test_the_gpu_build_adds_nccl_and_nothing_else():
+    cpu, gpu = horovod_setup.build_env("cpu"), horovod_setup.build_env("gpu")
+    assert gpu == dict(cpu, HOROVOD_GPU_OPERATIONS="NCCL")
+    assert cpu["HOROVOD_WITHOUT_MPI"] == "1" and cpu["HOROVOD_WITH_GLOO"] == "1"
+    with pytest.raises(ValueError, match="build must be 'cpu' or 'gpu'"):
+        horovod_setup.build_env("rocm")
+
+
+def test_pins_are_read_as_tomllib_reads_them():
+    table = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["tutorial"]["horovod"]
+    assert horovod_setup.pins() == (table["requires"][0], table["build"])
+    assert horovod_setup.pins()[0] == "horovod==0.28.1"
+    assert any(r.startswith("cmake==3.") for r in table["build"]), "CMake 4 cannot build it"
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_installs_horovod_after_the_course(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "GPU"}
+    plan = subprocess.run(["make", "-n", "lab", f"VENV={tmp_path / 'venv'}", "GPU=0"], cwd=ROOT,
+                          env=env, capture_output=True, text=True, check=True).stdout
+    course = plan.index("tutorial.gpu_setup install cpu")
+    assert plan.index("tutorial.horovod_setup install cpu") > course

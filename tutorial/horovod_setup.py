@@ -1,0 +1,205 @@
+"""Build Horovod once for the course's MXNet, keep the wheel, and install it from there.
+
+``make lab`` and ``make test`` run ``python -m tutorial.horovod_setup install cpu`` (or
+``gpu``) after the course is installed; ``make horovod`` runs it again by hand. Horovod
+0.28.1 has no wheel on PyPI: pip builds it from source against the MXNet in this
+environment (about 3 CPU-minutes), with
+
+    HOROVOD_WITH_MXNET=1 HOROVOD_WITH_GLOO=1 HOROVOD_WITHOUT_MPI=1
+    HOROVOD_WITHOUT_TENSORFLOW=1 HOROVOD_WITHOUT_PYTORCH=1
+    pip wheel --no-build-isolation --no-deps horovod==0.28.1
+
+once ``cmake`` and ``wheel`` (pinned in pyproject.toml, ``[tool.tutorial.horovod]``) are
+in the environment. The wheel goes to a cache outside ``.venv``,
+``~/.cache/tutorial/wheels/<key>/`` (``TUTORIAL_WHEEL_CACHE`` or ``XDG_CACHE_HOME`` move
+it), where the key names Horovod's version, the MXNet build it was compiled against and
+the Python tag: a second set-up, also after ``rm -rf .venv``, installs that wheel in
+seconds, and a switch to the GPU build (``mxnet-cu117``) builds its own.
+
+The GPU build adds ``HOROVOD_GPU_OPERATIONS=NCCL``, so that gradients are summed between
+GPUs by NCCL; it also needs CUDA's ``nvcc`` and NCCL's headers on the machine (untested
+here: the course's machines have no GPU).
+
+If the build fails, set-up goes on without Horovod: this prints why and how to fix it,
+and the Horovod cells and tests print the same advice (``horovod_problem()``).
+
+>>> cache_key("0.28.1", "mxnet", "1.9.1", "cp311")
+'horovod-0.28.1_mxnet-1.9.1_cp311'
+>>> next_action(installed=None, wanted="horovod-0.28.1_mxnet-1.9.1_cp311", wheel=None)
+'build'
+"""
+
+import argparse
+import importlib.metadata
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tutorial.gpu_setup import CPU_DIST, GPU_DIST, ROOT, toml_array
+
+BUILD_ENV = {"HOROVOD_WITH_MXNET": "1", "HOROVOD_WITH_GLOO": "1", "HOROVOD_WITHOUT_MPI": "1",
+             "HOROVOD_WITHOUT_TENSORFLOW": "1", "HOROVOD_WITHOUT_PYTORCH": "1"}
+GPU_BUILD_ENV = {"HOROVOD_GPU_OPERATIONS": "NCCL"}
+MARKER = ".horovod-build"      # in the environment's folder: the key of the installed wheel
+FIX = ("Horovod is optional: every notebook but its Horovod cells works without it. To add it, "
+       "install a C++ compiler (g++ 7 or newer: apt install build-essential) and Python's "
+       "headers (apt install python3-dev), then run `make horovod`; the full log is printed "
+       "above. Read README.md, 'Horovod', for the GPU build.")
+
+
+def pins(pyproject=ROOT / "pyproject.toml"):
+    """(horovod requirement, [build requirements]) from ``[tool.tutorial.horovod]``."""
+    text = Path(pyproject).read_text()
+    return (toml_array(text, "tool.tutorial.horovod", "requires")[0],
+            toml_array(text, "tool.tutorial.horovod", "build"))
+
+
+def build_env(build):
+    """The HOROVOD_* variables for the 'cpu' or 'gpu' build of MXNet."""
+    if build not in ("cpu", "gpu"):
+        raise ValueError(f"build must be 'cpu' or 'gpu', got {build!r}")
+    return dict(BUILD_ENV, **(GPU_BUILD_ENV if build == "gpu" else {}))
+
+
+def cache_root(environ=None):
+    """Where built wheels are kept: outside .venv, so deleting it keeps them."""
+    environ = os.environ if environ is None else environ
+    if environ.get("TUTORIAL_WHEEL_CACHE"):
+        return Path(environ["TUTORIAL_WHEEL_CACHE"])
+    base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tutorial" / "wheels"
+
+
+def cache_key(horovod, mxnet_dist, mxnet_version, python_tag):
+    """One folder per (Horovod, MXNet build, Python): a wheel is only valid for those."""
+    return f"horovod-{horovod}_{mxnet_dist}-{mxnet_version}_{python_tag}"
+
+
+def version_of(dist):
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def this_key(horovod_version):
+    """The cache key for this environment's MXNet and Python."""
+    dist = GPU_DIST if version_of(GPU_DIST) else CPU_DIST
+    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    return cache_key(horovod_version, dist, version_of(dist), tag)
+
+
+def cached_wheel(folder):
+    """The Horovod wheel in ``folder``, or None."""
+    found = sorted(Path(folder).glob("horovod-*.whl"))
+    return found[-1] if found else None
+
+
+def installed_key(prefix=None):
+    """The cache key of the Horovod installed in this environment (None: none, or unknown)."""
+    if version_of("horovod") is None:
+        return None
+    marker = Path(sys.prefix if prefix is None else prefix) / MARKER
+    return marker.read_text().strip() if marker.is_file() else None
+
+
+def next_action(installed, wanted, wheel):
+    """'done' (Horovod built for this MXNet and Python is installed), 'install' (from the
+    cached wheel) or 'build'. Keys, not versions: after a switch from the CPU to the GPU
+    build of MXNet the installed Horovod has the right version but the wrong library."""
+    if installed == wanted:
+        return "done"
+    return "install" if wheel is not None else "build"
+
+
+def _pip(*args, env=None):
+    print("+ pip " + " ".join(map(str, args)), flush=True)
+    return subprocess.run([sys.executable, "-m", "pip", *map(str, args)], cwd=ROOT,
+                          env=env).returncode
+
+
+def build_wheel(requirement, build_requires, build, folder):
+    """Build ``requirement`` into ``folder`` (made only when the build succeeds); True if so."""
+    if _pip("install", "--quiet", *build_requires) != 0:
+        return False
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".building-", dir=folder.parent))
+    env = dict(os.environ, **build_env(build))
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    start = time.monotonic()
+    code = _pip("wheel", "--no-build-isolation", "--no-deps", requirement, "-w", scratch, env=env)
+    if code != 0 or cached_wheel(scratch) is None:
+        shutil.rmtree(scratch, ignore_errors=True)
+        return False
+    shutil.rmtree(folder, ignore_errors=True)       # a folder without a wheel
+    scratch.rename(folder)            # whole or not at all: a broken build leaves no wheel
+    print(f"built {cached_wheel(folder).name} in {time.monotonic() - start:.0f} s, kept in "
+          f"{folder}", flush=True)
+    return True
+
+
+def install(build, cache=None, prefix=None):
+    """Install Horovod from the cache, building it first if needed; True when it works.
+
+    ``cache``: the wheel cache (default :func:`cache_root`); ``prefix``: the environment's
+    folder, where the installed key is noted (default ``sys.prefix``). Never raises for a
+    failed build: prints why and the fix, and returns False.
+    """
+    requirement, build_requires = pins()
+    wanted = requirement.split("==")[1]
+    key = this_key(wanted)
+    folder = (cache_root() if cache is None else Path(cache)) / key
+    prefix = Path(sys.prefix if prefix is None else prefix)
+    action = next_action(installed_key(prefix), key, cached_wheel(folder))
+    if action == "done":
+        print(f"Horovod: {key} is installed", flush=True)
+    if action == "build":
+        print(f"Horovod {wanted}: building it against this MXNet, once (about 3 CPU-minutes); "
+              f"the wheel is kept in {folder}", flush=True)
+        if not build_wheel(requirement, build_requires, build, folder):
+            return _give_up("pip could not build it")
+        action = "install"
+    if action == "install":
+        if _pip("install", "--quiet", "--force-reinstall", "--no-deps", cached_wheel(folder)) \
+                or _pip("install", "--quiet", cached_wheel(folder)):     # then its dependencies
+            return _give_up(f"pip could not install {cached_wheel(folder)}")
+        (prefix / MARKER).write_text(key + "\n")
+    problem = horovod_problem()
+    return _give_up(problem) if problem else True
+
+
+def _give_up(why):
+    print(f"\nHorovod was NOT installed: {why}. {FIX}\n", flush=True)
+    return False
+
+
+def horovod_problem():
+    """None when ``import horovod.mxnet`` works in a fresh Python here, else why and the fix."""
+    done = subprocess.run([sys.executable, "-c", "import horovod.mxnet"], capture_output=True,
+                          text=True)
+    if done.returncode == 0:
+        return None
+    lines = (done.stderr.strip() or "no message").splitlines()
+    return f"`import horovod.mxnet` fails ({lines[-1]})"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m tutorial.horovod_setup",
+                                     description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("install", help="install Horovod, building its wheel once").add_argument(
+        "build", choices=["cpu", "gpu"])
+    sub.add_parser("where", help="print the folder of the cached wheel")
+    args = parser.parse_args(argv)
+    if args.command == "where":
+        print(cache_root() / this_key(pins()[0].split("==")[1]))
+    else:
+        install(args.build)        # exit 0 either way: the rest of the course works without
+
+
+if __name__ == "__main__":
+    main()
