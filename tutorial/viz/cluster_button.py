@@ -82,7 +82,8 @@ def done_text(plan, runs, elapsed):
     """One line per worker and what the run shows (sync: identical weights)."""
     from tutorial.parallel.ps.train import max_relative_difference
 
-    lines = [f"done in {elapsed:.1f} s, all {len(runs)} workers finished {plan.steps} steps:"]
+    who = "ranks" if plan.kvstore == "horovod" else "workers"
+    lines = [f"done in {elapsed:.1f} s, all {len(runs)} {who} finished {plan.steps} steps:"]
     for run in runs:
         lines.append(f"rank {run.rank}: last loss {run.losses[-1]:.3f}, accuracy of its "
                      f"final weights {run.accuracy:.3f}")
