@@ -44,7 +44,7 @@ $(STAMP): pyproject.toml $(if $(filter $(BUILD),$(INSTALLED)),,FORCE)
 	  'Install Python 3.11, then run: make PYTHON=python3.11 $(MAKECMDGOALS)' % v)"
 	@test -x $(BIN)/python || $(PYTHON_EXE) -m venv $(VENV)
 	$(BIN)/python -m tutorial.gpu_setup install $(or $(BUILD),unknown)
-	$(BIN)/python -m tutorial.horovod_setup install $(or $(BUILD),unknown)
+	$(BIN)/python -m tutorial.horovod_setup $(if $(filter 0,$(HOROVOD)),skip,install $(or $(BUILD),unknown))
 	@echo $(BUILD) > $(STAMP)
 
 # The offline deck's scripts (reveal.js, require.js, the widget renderer, MathJax): npm

@@ -146,3 +146,18 @@ def test_make_installs_horovod_after_the_course(tmp_path):
                           env=env, capture_output=True, text=True, check=True).stdout
     course = plan.index("tutorial.gpu_setup install cpu")
     assert plan.index("tutorial.horovod_setup install cpu") > course
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_horovod_0_leaves_it_out_and_says_so(tmp_path, monkeypatch):
+    env = {k: v for k, v in os.environ.items() if k != "GPU"}
+    plan = subprocess.run(["make", "-n", "unit", f"VENV={tmp_path / 'venv'}", "GPU=0",
+                           "HOROVOD=0"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          check=True).stdout
+    assert "tutorial.horovod_setup skip" in plan and "horovod_setup install" not in plan
+    monkeypatch.setattr(horovod_setup, "version_of", lambda dist: None)
+    assert not horovod_setup.skipped_on_request(prefix=tmp_path)       # nothing noted yet
+    horovod_setup.skip(prefix=tmp_path)
+    assert horovod_setup.skipped_on_request(prefix=tmp_path)
+    monkeypatch.setattr(horovod_setup, "version_of", lambda dist: "0.28.1")
+    assert not horovod_setup.skipped_on_request(prefix=tmp_path)       # installed later

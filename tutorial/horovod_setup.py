@@ -177,6 +177,23 @@ def _give_up(why):
     return False
 
 
+SKIPPED = "skipped"     # the marker's text when set-up left Horovod out on request (HOROVOD=0)
+
+
+def skip(prefix=None):
+    """Leave Horovod out of this environment on request (``make ... HOROVOD=0``), and note it:
+    its tests then skip, also under CI (the second interpreter's unit run does this)."""
+    (Path(sys.prefix if prefix is None else prefix) / MARKER).write_text(SKIPPED + "\n")
+    print("Horovod: left out on request (HOROVOD=0); `make horovod` adds it", flush=True)
+
+
+def skipped_on_request(prefix=None):
+    """True when set-up left Horovod out on request and it is not installed."""
+    marker = Path(sys.prefix if prefix is None else prefix) / MARKER
+    return (version_of("horovod") is None and marker.is_file()
+            and marker.read_text().strip() == SKIPPED)
+
+
 def horovod_problem():
     """None when ``import horovod.mxnet`` works in a fresh Python here, else why and the fix."""
     done = subprocess.run([sys.executable, "-c", "import horovod.mxnet"], capture_output=True,
@@ -194,9 +211,12 @@ def main(argv=None):
     sub.add_parser("install", help="install Horovod, building its wheel once").add_argument(
         "build", choices=["cpu", "gpu"])
     sub.add_parser("where", help="print the folder of the cached wheel")
+    sub.add_parser("skip", help="leave Horovod out of this environment, noting it (HOROVOD=0)")
     args = parser.parse_args(argv)
     if args.command == "where":
         print(cache_root() / this_key(pins()[0].split("==")[1]))
+    elif args.command == "skip":
+        skip()
     else:
         install(args.build)        # exit 0 either way: the rest of the course works without
 

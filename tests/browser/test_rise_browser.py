@@ -150,3 +150,33 @@ def test_the_cluster_button_runs_a_real_cluster_in_the_slide(presentation):
     assert "identical weights on both workers (each pulled the same sum): True" \
         in output.inner_text()
     _screenshot(page, "cluster")
+
+
+def test_the_throughput_button_measures_the_resnet_in_the_slide(presentation):
+    page, frame, _ = presentation
+    output = _run_demo(presentation, "images per second", "button.throughput-start")
+    output.locator("button", has_text="Measure").click()
+    frame.wait_for_function(
+        "(slide) => /done in|failed after/.test(document.querySelector(slide + "
+        "' .throughput-status')?.innerText ?? '')", arg=SLIDE, timeout=150_000)
+    assert "done in" in output.locator(".throughput-status").inner_text()
+    rows = output.locator(".throughput-table").inner_text()
+    assert all(f"K = {k}: " in rows for k in (1, 2, 4)), rows
+    _screenshot(page, "throughput")
+
+
+def test_the_horovod_button_runs_two_real_ranks_in_the_slide(presentation):
+    from horovod_needed import require_horovod
+
+    require_horovod()
+    page, frame, _ = presentation
+    output = _run_demo(presentation, "Horovod's ring, from a button", ".cluster-start button, "
+                       "button.cluster-start")
+    output.locator("button", has_text="Start cluster").click()
+    frame.wait_for_function(
+        "(slide) => /done in|failed after/.test(document.querySelector(slide + ' .cluster-status')"
+        "?.innerText ?? '')", arg=SLIDE, timeout=150_000)
+    assert "done in" in output.locator(".cluster-status").inner_text()
+    assert "identical weights on both ranks (each applied the same allreduced average): True" \
+        in output.inner_text()
+    _screenshot(page, "horovod")

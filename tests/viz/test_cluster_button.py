@@ -134,3 +134,42 @@ def test_the_button_starts_a_real_cluster_and_reports_it():
     assert "done in" in demo.status.value, demo.status.value
     assert "identical weights on both workers (each pulled the same sum): True" \
         in demo.result.value
+
+
+class HorovodStandIn(StandIn):
+    """Horovod's runner: same reports through on_poll, ranks instead of kvstore and servers."""
+
+    def __call__(self, job, num_ranks, timeout, on_poll):
+        return super().__call__(job, "horovod", num_ranks, 0, timeout, on_poll)
+
+
+def test_horovod_is_a_third_engine_with_its_own_launcher():
+    runner, horovod = StandIn(), HorovodStandIn()
+    demo = cb.ClusterDemo(steps=5, runner=runner, horovod_runner=horovod, engines=cb.ENGINES)
+    demo.kvstore.value = "horovod"
+    assert "2 ranks = 2 processes" in demo.status.value     # the plan shown before Start
+    horovod.release.set()
+    demo.start()
+    finish(demo)
+    assert runner.calls == [] and [c["workers"] for c in horovod.calls] == [2]
+    assert "identical weights on both ranks (each applied the same allreduced average): " \
+        "False" in demo.result.value                        # the stand-in's ranks differ
+
+
+def test_the_offered_engines_are_checked():
+    with pytest.raises(ValueError, match="engines must be some of dist_sync, dist_async, horovod"):
+        cb.ClusterDemo(runner=StandIn(), engines=("dist_sync", "gloo"))
+    assert cb.ClusterDemo(runner=StandIn()).kvstore.options == ("dist_sync", "dist_async")
+
+
+@pytest.mark.slow    # runs two real Horovod ranks
+def test_the_button_starts_real_horovod_ranks():
+    from horovod_needed import require_horovod
+
+    require_horovod()
+    demo = cb.ClusterDemo(steps=3, deadline_s=90, engines=("horovod",))
+    demo.start()
+    assert demo.run.join(120), "the Horovod ranks outlived their deadline"
+    assert "done in" in demo.status.value, demo.status.value
+    assert "identical weights on both ranks (each applied the same allreduced average): True" \
+        in demo.result.value

@@ -1,12 +1,14 @@
-"""A real parameter-server cluster, started from a button, with its deadline on screen.
+"""A real cluster, started from a button, with its deadline on screen.
 
 **Start** launches notebook 07's cluster (a scheduler, two servers and two workers, five
 processes on 127.0.0.1 talking over TCP through ps-lite) training the digits MLP with
-``dist_sync`` or ``dist_async``. It runs in a thread (:class:`~tutorial.parallel.live.
+``dist_sync`` or ``dist_async``, or notebook 12's two Horovod ranks (two processes summing
+their gradients over Gloo's ring, ``hvd.DistributedTrainer``) training the same job. It runs in a thread (:class:`~tutorial.parallel.live.
 BackgroundRun`), so the kernel stays free for **Stop** and for the rest of the deck:
 
 - the launcher's deadline stops every process past ``deadline_s`` seconds, whatever
-  happens (:func:`tutorial.parallel.ps.cluster.run_cluster`);
+  happens (:func:`tutorial.parallel.ps.cluster.run_cluster`,
+  :func:`tutorial.parallel.hvd.launcher.run_horovod`);
 - Stop makes the next poll raise, which stops every process at once;
 - a second Start while a cluster runs is refused, saying so; the button is disabled too;
 - "crash worker 1" runs the job with a deliberate failure after step 5, to show how the
@@ -20,6 +22,9 @@ dist_sync: 1 scheduler + 2 servers + 2 workers = 5 processes on 127.0.0.1,
 20 steps per worker; deadline 60 s, then every process is stopped.
 >>> print(running_text(Plan("dist_sync", steps=20, deadline_s=60), [7, 6], 3.24))
 running for 3.2 s of 60 s: worker 0 at step 7/20, worker 1 at step 6/20
+>>> print(plan_text(Plan("horovod", steps=20, deadline_s=60)))  # doctest: +NORMALIZE_WHITESPACE
+horovod: 2 ranks = 2 processes on 127.0.0.1 summing gradients over Gloo's ring,
+20 steps per worker; deadline 60 s, then every process is stopped.
 """
 
 import dataclasses
@@ -32,6 +37,7 @@ import numpy as np
 from tutorial.parallel.live import BackgroundRun
 
 WORKERS, SERVERS = 2, 2
+ENGINES = ("dist_sync", "dist_async", "horovod")     # two ps-lite kvstores, Horovod's ring
 CRASH_AFTER = 5
 REDRAW_EVERY_S = 0.25
 
@@ -39,7 +45,7 @@ REDRAW_EVERY_S = 0.25
 @dataclasses.dataclass(frozen=True)
 class Plan:
     """What one press of Start launches."""
-    kvstore: str               # 'dist_sync' or 'dist_async'
+    kvstore: str               # one of ENGINES
     steps: int
     deadline_s: float
     crash: bool = False        # worker 1 fails on purpose after CRASH_AFTER steps
@@ -58,6 +64,10 @@ class Stopped(Exception):
 
 def plan_text(plan):
     crash = f" Worker 1 will fail after step {CRASH_AFTER}." if plan.crash else ""
+    if plan.kvstore == "horovod":
+        return (f"horovod: {WORKERS} ranks = {WORKERS} processes on 127.0.0.1 summing gradients "
+                f"over Gloo's ring, {plan.steps} steps per worker; deadline "
+                f"{plan.deadline_s:g} s, then every process is stopped.{crash}")
     return (f"{plan.kvstore}: 1 scheduler + {SERVERS} servers + {WORKERS} workers = "
             f"{1 + SERVERS + WORKERS} processes on 127.0.0.1, {plan.steps} steps per worker; "
             f"deadline {plan.deadline_s:g} s, then every process is stopped.{crash}")
@@ -72,13 +82,17 @@ def done_text(plan, runs, elapsed):
     """One line per worker and what the run shows (sync: identical weights)."""
     from tutorial.parallel.ps.train import max_relative_difference
 
-    lines = [f"done in {elapsed:.1f} s, all {len(runs)} workers finished {plan.steps} steps:"]
+    who = "ranks" if plan.kvstore == "horovod" else "workers"
+    lines = [f"done in {elapsed:.1f} s, all {len(runs)} {who} finished {plan.steps} steps:"]
     for run in runs:
         lines.append(f"rank {run.rank}: last loss {run.losses[-1]:.3f}, accuracy of its "
                      f"final weights {run.accuracy:.3f}")
     gap = max_relative_difference(runs[1].params, runs[0].params)
     if plan.kvstore == "dist_sync":
         lines.append(f"identical weights on both workers (each pulled the same sum): {gap == 0.0}")
+    elif plan.kvstore == "horovod":
+        lines.append(f"identical weights on both ranks (each applied the same allreduced "
+                     f"average): {gap == 0.0}")
     else:
         lines.append(f"the workers' weights differ (relative difference {gap:.1e}): each "
                      f"pulled whatever the servers held at its own moment")
@@ -87,7 +101,8 @@ def done_text(plan, runs, elapsed):
 
 def failed_text(message, elapsed):
     return (f"failed after {elapsed:.1f} s (the launcher stopped every process): {message} "
-            f"Fallback: notebook 07, section 3, shows a saved run.")
+            f"Fallback: notebook 07, section 3 (ps-lite), or notebook 12 (Horovod) shows a "
+            f"saved run.")
 
 
 def loss_svg(runs, width=420, height=150):
@@ -117,17 +132,23 @@ def _line(text, colour="#222", size=17):
 
 
 class ClusterDemo:
-    """The widget. ``runner`` is :func:`tutorial.parallel.ps.train.train_on_cluster`;
-    tests pass a stand-in with the same signature."""
+    """The widget. ``runner`` is :func:`tutorial.parallel.ps.train.train_on_cluster` and
+    ``horovod_runner`` :func:`tutorial.parallel.hvd.train.train_with_horovod`; tests pass
+    stand-ins with the same signatures. ``engines``: the choices offered, from ENGINES."""
 
-    def __init__(self, steps=20, deadline_s=60.0, runner=None):
+    def __init__(self, steps=20, deadline_s=60.0, runner=None, horovod_runner=None,
+                 engines=ENGINES[:2]):
         import ipywidgets as w
 
         if runner is None:
             from tutorial.parallel.ps.train import train_on_cluster as runner
+        unknown = [e for e in engines if e not in ENGINES]
+        if unknown or not engines:
+            raise ValueError(f"engines must be some of {', '.join(ENGINES)}; got {engines!r}")
         self.steps, self.deadline_s, self.runner = steps, deadline_s, runner
-        self.kvstore = w.ToggleButtons(options=["dist_sync", "dist_async"], value="dist_sync",
-                                       description="kvstore")
+        self.horovod_runner = horovod_runner
+        self.kvstore = w.ToggleButtons(options=list(engines), value=engines[0],
+                                       description="engine")
         self.crash = w.Checkbox(value=False, description=f"crash worker 1 after step "
                                 f"{CRASH_AFTER}", indent=False)
         self.start_button = w.Button(description="Start cluster", button_style="success",
@@ -196,11 +217,22 @@ class ClusterDemo:
             self._draw_progress(plan, steps)
 
         try:
-            runs = self.runner(plan.job(), kvstore=plan.kvstore, num_workers=WORKERS,
-                               num_servers=SERVERS, timeout=plan.deadline_s, on_poll=polled)
+            if plan.kvstore == "horovod":
+                runs = self._horovod()(plan.job(), num_ranks=WORKERS, timeout=plan.deadline_s,
+                                       on_poll=polled)
+            else:
+                runs = self.runner(plan.job(), kvstore=plan.kvstore, num_workers=WORKERS,
+                                   num_servers=SERVERS, timeout=plan.deadline_s,
+                                   on_poll=polled)
         except Stopped:
             return                                    # BackgroundRun reports 'stopped'
         yield runs
+
+    def _horovod(self):
+        if self.horovod_runner is None:
+            from tutorial.parallel.hvd.train import train_with_horovod
+            self.horovod_runner = train_with_horovod
+        return self.horovod_runner
 
     def _draw_progress(self, plan, steps):
         now = time.monotonic()
