@@ -131,7 +131,10 @@ def build_wheel(requirement, build_requires, build, folder):
     env = dict(os.environ, **build_env(build))
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     start = time.monotonic()
-    code = _pip("wheel", "--no-build-isolation", "--no-deps", requirement, "-w", scratch, env=env)
+    # --no-cache-dir: pip's own wheel cache is keyed by the download alone, so it would hand a
+    # CPU build back to a GPU set-up; the folder keyed by MXNet build and Python is the cache.
+    code = _pip("wheel", "--no-build-isolation", "--no-deps", "--no-cache-dir", requirement,
+                "-w", scratch, env=env)
     if code != 0 or cached_wheel(scratch) is None:
         shutil.rmtree(scratch, ignore_errors=True)
         return False
