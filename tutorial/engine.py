@@ -111,3 +111,24 @@ def check_sync_batchnorm(devices, env=None, net=None):
             f"its barrier waits forever (see tutorial.engine). Restart the kernel and, "
             f"before importing mxnet, run tutorial.engine.allow_sync_batchnorm({len(cpus)}) "
             f"(or set both in the environment); or use norm='batch'.")
+
+
+def check_even_shards(batch_size, devices, synced):
+    """Refuse a batch that does not split evenly when the net has SyncBatchNorm (``synced``).
+
+    MXNet's SyncBatchNorm averages the devices' means and variances with equal weights, so
+    with shards of unequal size its statistics are not the whole batch's: a silent error.
+
+    >>> check_even_shards(10, ["cpu(0)", "cpu(1)", "cpu(2)"], synced=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: a batch of 10 splits unevenly over 3 devices (4, 3, 3 samples), and SyncBatchNorm weighs every device's statistics equally, which is then not the whole batch's: use a batch size divisible by 3 (9 or 12).
+    """
+    k = len(devices)
+    if synced and batch_size % k:
+        low = batch_size // k
+        sizes = ", ".join(str(low + (i < batch_size % k)) for i in range(k))
+        raise ValueError(f"a batch of {batch_size} splits unevenly over {k} devices ({sizes} "
+                         f"samples), and SyncBatchNorm weighs every device's statistics "
+                         f"equally, which is then not the whole batch's: use a batch size "
+                         f"divisible by {k} ({low * k or k} or {(low + 1) * k}).")

@@ -62,3 +62,23 @@ def test_the_trainer_refuses_sync_batchnorm_that_would_hang():
 def test_the_trainer_refuses_a_device_count_the_layers_were_not_built_for():
     with pytest.raises(ValueError, match="num_devices=2"):
         DataParallelTrainer(resnet("sync", num_devices=4), [mx.cpu(0), mx.cpu(1)])
+
+
+@pytest.mark.parametrize("trainer", ["from scratch", "gluon.Trainer"])
+def test_both_trainers_refuse_an_uneven_split_under_sync_batchnorm(trainer, monkeypatch):
+    """MXNet's SyncBatchNorm weighs each device's statistics equally: with shards of 4 and 3
+    samples they are not the batch's. The refusal comes before any forward pass (so the
+    engine settings, read by the check alone here, never matter)."""
+    from tutorial.engine import TEMP_VAR, THREADS_VAR, required
+    from tutorial.parallel.concise import GluonDataParallel
+
+    for name, value in required(2).items():
+        monkeypatch.setenv(name, str(value))
+    assert {THREADS_VAR, TEMP_VAR} == set(required(2))
+    make = DataParallelTrainer if trainer == "from scratch" else GluonDataParallel
+    devices = [mx.cpu(0), mx.cpu(1)]
+    X, y = mx.nd.zeros((7, 1, 28, 28)), mx.nd.zeros((7,))
+    with pytest.raises(ValueError, match=r"splits unevenly over 2 devices \(4, 3 samples\)"):
+        make(resnet("sync", num_devices=2), devices).step(X, y)
+    plain = make(resnet("batch"), devices)            # plain BatchNorm: uneven is fine
+    assert plain.step(X, y, timed=False).samples == 7

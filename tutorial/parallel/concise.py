@@ -35,7 +35,7 @@ import time
 from mxnet import gluon
 
 from tutorial.devices import check_devices
-from tutorial.engine import check_sync_batchnorm
+from tutorial.engine import check_even_shards, check_sync_batchnorm, sync_layers
 from tutorial.optim.options import check_optimizer_options
 from tutorial.parallel.aggregation import check_aggregation
 from tutorial.parallel.finite import check_parameters
@@ -94,6 +94,7 @@ class GluonDataParallel:
         self.trainer._init_kvstore()   # decide update_on_kvstore now, so we can report it
         self.params = [p for p in net.collect_params().values() if p.grad_req != "null"]
         self.steps_done = 0
+        self._synced = bool(sync_layers(net))           # SyncBatchNorm needs even shards
 
     @property
     def update_on_kvstore(self):
@@ -104,6 +105,7 @@ class GluonDataParallel:
         return self.trainer.learning_rate
 
     def step(self, X, y, timed=True):
+        check_even_shards(len(X), self.devices, self._synced)
         clock = Clock(timed)
         loss, accuracy = forward_on_devices(self.net, self.loss_fn, X, y, self.devices,
                                             self.params, self.steps_done + 1, self.learning_rate)

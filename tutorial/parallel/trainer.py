@@ -32,7 +32,7 @@ from mxnet import autograd, gluon
 
 from tutorial.batch_checks import check_batch, check_outputs
 from tutorial.devices import check_devices
-from tutorial.engine import check_sync_batchnorm
+from tutorial.engine import check_even_shards, check_sync_batchnorm, sync_layers
 from tutorial.optim.options import check_optimizer, check_optimizer_options
 from tutorial.parallel.aggregation import make_aggregator
 from tutorial.parallel.finite import check_loss, check_parameters
@@ -125,6 +125,7 @@ class DataParallelTrainer:
         self.net = net
         self.devices = check_devices(devices)
         check_sync_batchnorm(self.devices, net=net)      # refuse what would hang
+        self._synced = bool(sync_layers(net))           # SyncBatchNorm needs even shards
         self.optimizer = make_optimizer(optimizer, optimizer_params)
         self.loss_fn = loss or gluon.loss.SoftmaxCrossEntropyLoss()
         self.params = [p for p in net.collect_params().values() if p.grad_req != "null"]
@@ -148,6 +149,7 @@ class DataParallelTrainer:
         ``X`` must fit the net's first layer and ``y`` hold class indices of its outputs
         (for a classification loss): a ValueError with the fix otherwise.
         """
+        check_even_shards(len(X), self.devices, self._synced)
         clock = Clock(timed)
         loss, accuracy = forward_on_devices(self.net, self.loss_fn, X, y, self.devices,  # 2
                                             self.params, self.steps_done + 1, self.learning_rate)
