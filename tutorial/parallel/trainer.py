@@ -9,7 +9,9 @@ Normalisation: each device backpropagates the SUM of its samples' losses, step 3
 those sums, and step 4 divides by the TOTAL batch (``rescale_grad = 1 / n``). That is
 exactly the gradient of the mean loss over the whole batch, so K devices with b samples
 each take the same step as one device with K*b samples, also when the split is uneven.
-(Averaging per-device means instead would weigh the samples of a smaller shard more.)
+(Averaging per-device means instead would weigh the samples of a smaller shard more.) A net
+with SyncBatchNorm is the exception: MXNet weighs each device's statistics equally, so
+its batch must split evenly (``tutorial.engine.check_even_shards`` refuses the rest).
 
 BatchNorm's running mean and variance (parameters no gradient touches) are copied to
 every device in step 1 and, after step 4, averaged over the devices so every copy is the
