@@ -140,9 +140,16 @@ def test_pins_are_read_as_tomllib_reads_them():
     assert any(r.startswith("cmake==3.") for r in table["build"]), "CMake 4 cannot build it"
 
 
+def make_env():
+    """This environment without what an enclosing make passes down (CI runs the tests inside
+    `make unit HOROVOD=0`, whose MAKEFLAGS would reach the make these tests start)."""
+    return {k: v for k, v in os.environ.items()
+            if k not in ("GPU", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+
+
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_make_installs_horovod_after_the_course(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "GPU"}
+    env = make_env()
     plan = subprocess.run(["make", "-n", "lab", f"VENV={tmp_path / 'venv'}", "GPU=0"], cwd=ROOT,
                           env=env, capture_output=True, text=True, check=True).stdout
     course = plan.index("tutorial.gpu_setup install cpu")
@@ -151,7 +158,7 @@ def test_make_installs_horovod_after_the_course(tmp_path):
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_horovod_0_leaves_it_out_and_says_so(tmp_path, monkeypatch):
-    env = {k: v for k, v in os.environ.items() if k != "GPU"}
+    env = make_env()
     plan = subprocess.run(["make", "-n", "unit", f"VENV={tmp_path / 'venv'}", "GPU=0",
                            "HOROVOD=0"], cwd=ROOT, env=env, capture_output=True, text=True,
                           check=True).stdout
