@@ -3,8 +3,8 @@
 **Start** launches notebook 07's cluster (a scheduler, two servers and two workers, five
 processes on 127.0.0.1 talking over TCP through ps-lite) training the digits MLP with
 ``dist_sync`` or ``dist_async``, or notebook 12's two Horovod ranks (two processes summing
-their gradients over Gloo's ring, ``hvd.DistributedTrainer``) training the same job. It runs in a thread (:class:`~tutorial.parallel.live.
-BackgroundRun`), so the kernel stays free for **Stop** and for the rest of the deck:
+their gradients over Gloo's ring, ``hvd.DistributedTrainer``) training the same job. It runs
+in a thread (:class:`~tutorial.parallel.live.BackgroundRun`), so the kernel stays free for **Stop** and for the rest of the deck:
 
 - the launcher's deadline stops every process past ``deadline_s`` seconds, whatever
   happens (:func:`tutorial.parallel.ps.cluster.run_cluster`,
@@ -159,7 +159,8 @@ class ClusterDemo:
                      for i in range(WORKERS)]
         self.status, self.notice, self.result = w.HTML(), w.HTML(), w.HTML()
         for widget, name in ((self.start_button, "start"), (self.stop_button, "stop"),
-                             (self.status, "status"), (self.notice, "notice")):
+                             (self.status, "status"), (self.notice, "notice"),
+                             (self.result, "result")):
             widget.add_class(f"cluster-{name}")            # for a browser test to find
         self.start_button.on_click(lambda _: self.start())
         self.stop_button.on_click(lambda _: self.stop())
