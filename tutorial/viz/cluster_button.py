@@ -4,7 +4,8 @@
 processes on 127.0.0.1 talking over TCP through ps-lite) training the digits MLP with
 ``dist_sync`` or ``dist_async``, or notebook 12's two Horovod ranks (two processes summing
 their gradients over Gloo's ring, ``hvd.DistributedTrainer``) training the same job. It runs
-in a thread (:class:`~tutorial.parallel.live.BackgroundRun`), so the kernel stays free for **Stop** and for the rest of the deck:
+in a thread (:class:`~tutorial.parallel.live.BackgroundRun`), so the kernel stays free for
+**Stop** and for the rest of the deck:
 
 - the launcher's deadline stops every process past ``deadline_s`` seconds, whatever
   happens (:func:`tutorial.parallel.ps.cluster.run_cluster`,
