@@ -141,10 +141,10 @@ def test_pins_are_read_as_tomllib_reads_them():
 
 
 def make_env():
-    """This environment without what an enclosing make passes down (CI runs the tests inside
-    `make unit HOROVOD=0`, whose MAKEFLAGS would reach the make these tests start)."""
+    """This environment without what an enclosing make passes down: CI runs the tests inside
+    `make unit HOROVOD=0`, and make exports command-line variables to its recipes."""
     return {k: v for k, v in os.environ.items()
-            if k not in ("GPU", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+            if k not in ("GPU", "HOROVOD", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
