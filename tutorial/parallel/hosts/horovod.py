@@ -23,7 +23,7 @@ from tutorial.parallel.hosts import results
 from tutorial.parallel.hosts.hostlist import format_hosts, parse_hosts, total_slots
 from tutorial.parallel.hosts.remote import (SSH, check_interface, check_launch, is_local,
                                             probe, remote_start)
-from tutorial.parallel.hvd.launcher import HorovodResult, RankResult, _read_result, _supervise
+from tutorial.parallel.hvd.launcher import HorovodResult, supervise_ranks
 from tutorial.parallel.ps.cluster import REPO_ROOT
 from tutorial.parallel.ps.rundir import run_directory
 from tutorial.validate import check_count
@@ -72,11 +72,9 @@ def run_horovod_on_hosts(worker_argv, hosts, interface, num_ranks=None, timeout=
                     for slot in slots]
             start = remote_start(template, python, remote_dir,
                                  {("rank", s.rank): s.hostname for s in slots})
-            ranks, seconds = _supervise(worker_argv, envs, where, timeout, poll, on_poll,
-                                        start_rank=start)
-        logs = [results.unpack(r.log, where, f"rank{r.rank}") for r in ranks]
-        ranks = tuple(RankResult(r.rank, log, _read_result(where, r.rank))
-                      for r, log in zip(ranks, logs))
+            plan = [("rank", s.rank, tuple(worker_argv), env) for s, env in zip(slots, envs)]
+            ranks, seconds = supervise_ranks(plan, start, where, timeout, poll, on_poll,
+                                             from_logs=True)
     return HorovodResult(ranks, where if run_dir is not None else None, seconds, command)
 
 

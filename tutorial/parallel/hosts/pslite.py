@@ -24,8 +24,8 @@ from tutorial.parallel.hosts.hostlist import parse_hosts
 from tutorial.parallel.hosts.placement import place
 from tutorial.parallel.hosts.remote import (SSH, check_interface, check_launch, is_local,
                                             probe, remote_start)
-from tutorial.parallel.ps.cluster import (REPO_ROOT, SERVER_ARGV, ClusterResult, WorkerResult,
-                                          _read_result, dmlc_env, supervise)
+from tutorial.parallel.ps.cluster import (REPO_ROOT, SERVER_ARGV, ClusterResult, dmlc_env,
+                                          supervise)
 from tutorial.parallel.ps.ports import free_port
 from tutorial.parallel.ps.rundir import run_directory
 
@@ -61,10 +61,7 @@ def run_cluster_on_hosts(worker_argv, hosts, num_workers=None, num_servers=None,
         plan = _plan(rows, port, interface, remote_dir, worker_argv, server_argv, worker_env)
         host_of = {(row.role, row.index): row.host for row in rows}
         start = remote_start(template, python, remote_dir, host_of)
-        done, seconds = supervise(plan, start, timeout, where, poll, on_poll)
-        logs = [results.unpack(w.log, where, f"worker{w.index}") for w in done]
-        done = tuple(WorkerResult(w.index, log, _read_result(where, w.index))
-                     for w, log in zip(done, logs))
+        done, seconds = supervise(plan, start, timeout, where, poll, on_poll, from_logs=True)
     return ClusterResult(done, where if run_dir is not None else None, seconds)
 
 

@@ -18,15 +18,12 @@ ValueError: num_ranks must be a whole number >= 1 (the processes of the ring), g
 """
 
 import dataclasses
-import json
 import os
 import time
 from pathlib import Path
 from typing import Optional, Tuple
 
-from tutorial.parallel.ps.cluster import REPO_ROOT, _start, _stop, _wait_for_exit
-from tutorial.parallel.ps.diagnosis import (ClusterError, failure_message, last_step,
-                                            timeout_message)
+from tutorial.parallel.ps.cluster import REPO_ROOT, _start, supervise
 from tutorial.parallel.ps.ports import HOST, claimed_port
 from tutorial.parallel.ps.rundir import run_directory
 from tutorial.validate import check_count, check_range
@@ -96,8 +93,9 @@ def run_horovod(worker_argv, num_ranks=2, timeout=120.0, port=None, run_dir=None
         from tutorial.parallel.hvd.rendezvous import assign_slots, rendezvous  # horovod's
         slots = assign_slots(f"{HOST}:{num_ranks}", num_ranks)
         with rendezvous(slots, HOST, port):
-            envs = [_rank_env(s, port, where, timeout, worker_env) for s in slots]
-            ranks, seconds = _supervise(worker_argv, envs, where, timeout, poll, on_poll)
+            plan = [("rank", s.rank, tuple(worker_argv),
+                     _rank_env(s, port, where, timeout, worker_env)) for s in slots]
+            ranks, seconds = supervise_ranks(plan, _start, where, timeout, poll, on_poll)
     return HorovodResult(ranks, where if run_dir is not None else None, seconds, command)
 
 
@@ -120,41 +118,12 @@ def _culprit(nodes, grace=CAUSE_GRACE):
         time.sleep(0.05)
 
 
-def _supervise(worker_argv, envs, run_dir, timeout, poll, on_poll, start_rank=_start):
-    """``start_rank``: starts one rank here (``ps.cluster._start``) or on its host
-    (``tutorial.parallel.hosts.remote.remote_start``)."""
-    nodes, group, start = [], 0, time.monotonic()
-    try:
-        for rank, env in enumerate(envs):
-            nodes.append(start_rank("rank", rank, tuple(worker_argv), env, run_dir, group))
-            group = group or nodes[0].popen.pid       # every rank joins rank 0's group
-        deadline = start + timeout
-        while True:
-            failed = [n for n in nodes if n.popen.poll() not in (None, 0)]
-            if failed:
-                first = _culprit(nodes)
-                _stop(nodes, group)
-                raise ClusterError(failure_message(first, [n for n in nodes if n is not first],
-                                                   run_dir), [n.popen.pid for n in nodes])
-            if all(n.popen.poll() == 0 for n in nodes):
-                break
-            if time.monotonic() > deadline:
-                message = timeout_message(nodes, timeout, run_dir)
-                _stop(nodes, group)
-                raise ClusterError(message, [n.popen.pid for n in nodes])
-            if on_poll is not None:
-                on_poll([last_step(n.log()) for n in nodes])
-            time.sleep(poll)
-        seconds = time.monotonic() - start
-        _wait_for_exit(nodes, grace=10.0)
-        return tuple(RankResult(n.index, n.log(), _read_result(run_dir, n.index))
-                     for n in nodes), seconds
-    finally:
-        if nodes:
-            _stop(nodes, group)
+def supervise_ranks(plan, start, run_dir, timeout, poll, on_poll, from_logs=False):
+    """``ps.cluster.supervise`` for ranks: every process is a rank, blamed by :func:`_culprit`.
 
-
-def _read_result(run_dir, rank):
-    path = Path(run_dir) / f"rank{rank}.json"
-    return json.loads(path.read_text()) if path.is_file() else None
-
+    ``start``: starts one rank here (``ps.cluster._start``) or on its host
+    (``tutorial.parallel.hosts.remote.remote_start``). Returns a RankResult per rank.
+    """
+    done, seconds = supervise(plan, start, timeout, run_dir, poll, on_poll, role="rank",
+                              culprit=_culprit, from_logs=from_logs)
+    return tuple(RankResult(w.index, w.log, w.result) for w in done), seconds

@@ -10,13 +10,8 @@ one table can hold the parameter server's workers and Horovod's ranks.
 
 import functools
 
-import numpy as np
-
 from tutorial.parallel.hvd.launcher import horovod_problem, run_horovod
-from tutorial.parallel.ps.diagnosis import ClusterError
-from tutorial.parallel.ps.rundir import run_directory
-from tutorial.parallel.ps.train import WorkerRun
-from tutorial.progress import Progress
+from tutorial.parallel.ps.train import WorkerRun, launch_and_read
 from tutorial.validate import check_count
 
 
@@ -56,27 +51,11 @@ def train_with_horovod(job, num_ranks=None, timeout=120.0, port=None, run_dir=No
     check_count("num_ranks", num_ranks, what="the processes of the ring")
     require_horovod()
     argv = ["-m", "tutorial.parallel.hvd.worker", job.to_json()]
-    with run_directory(run_dir) as where, \
-            Progress(f"Horovod, {num_ranks} ranks x {job.steps} steps",
-                     total=num_ranks * job.steps) as progress:
-        def polled(steps):
-            progress.update(sum(steps), detail=f"timeout {timeout} s")
-            if on_poll is not None:
-                on_poll(steps)
 
-        done = launch(argv, num_ranks=num_ranks, timeout=timeout, run_dir=where,
-                      on_poll=polled)
-        progress.update(progress.total)
-        return [_read_run(r, where) for r in done.ranks]
+    def read(done, where):
+        return [WorkerRun.read(where, f"rank{r.rank}", r.rank, r.result, r.log, f"rank {r.rank}")
+                for r in done.ranks]
 
-
-def _read_run(r, where):
-    if r.result is None:
-        tail = "\n".join(r.log.strip().splitlines()[-5:])
-        raise ClusterError(f"rank {r.rank} exited normally but wrote no result to {where}; "
-                           f"its logs are kept there. The end of its log:\n{tail}")
-    with np.load(where / f"rank{r.rank}.npz") as npz:
-        params = [npz[f"arr_{i}"] for i in range(len(npz.files))]
-    out = r.result
-    return WorkerRun(r.rank, out["rank"], out["losses"], out["accuracy"], params, r.log,
-                     out["seconds"], out["step_seconds"])
+    return launch_and_read(functools.partial(launch, num_ranks=num_ranks), argv,
+                           f"Horovod, {num_ranks} ranks x {job.steps} steps",
+                           num_ranks * job.steps, timeout, run_dir, on_poll, read)

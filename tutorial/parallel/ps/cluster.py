@@ -38,6 +38,7 @@ import time
 from pathlib import Path
 from typing import Optional, Tuple
 
+from tutorial.parallel.hosts import results
 from tutorial.parallel.ps.diagnosis import (ClusterError, failure_message, last_step,
                                             timeout_message)
 from tutorial.parallel.ps.ports import HOST, check_port, claimed_port, free_port  # noqa: F401
@@ -173,8 +174,9 @@ def _wait_for_exit(nodes, grace):
         time.sleep(0.05)
 
 
-def _read_result(run_dir, index):
-    path = run_dir / f"worker{index}.json"
+def read_result(run_dir, stem):
+    """What a process wrote to ``{stem}.json`` in ``run_dir`` (None if nothing)."""
+    path = Path(run_dir) / f"{stem}.json"
     return json.loads(path.read_text()) if path.is_file() else None
 
 
@@ -219,40 +221,55 @@ def run_cluster(worker_argv, num_workers=2, num_servers=1, timeout=120.0, port=N
     return ClusterResult(workers, where if run_dir is not None else None, seconds)
 
 
-def supervise(plan, start, timeout, run_dir, poll, on_poll=None):
-    """Start every process of ``plan``, wait for the workers; stop everyone before returning.
+def first_failed(nodes):
+    """The process to blame for a failure: the first one that exited with an error."""
+    return next(n for n in nodes if n.popen.poll() not in (None, 0))
 
-    ``plan``: ``(role, index, argv, env)`` per process, the scheduler first;
-    ``start(role, index, argv, env, run_dir, group)`` starts one and returns its ``_Node``
-    (here :func:`_start`; the launcher for several hosts starts them over ssh).
+
+def supervise(plan, start, timeout, run_dir, poll, on_poll=None, role="worker",
+              culprit=first_failed, from_logs=False):
+    """Start every process of ``plan``, wait for those of ``role``; stop everyone before
+    returning. Returns a :class:`WorkerResult` per process of ``role`` and the seconds.
+
+    ``plan``: ``(role, index, argv, env)`` per process, the first one leads the process
+    group (the scheduler, Horovod's rank 0); ``start(role, index, argv, env, run_dir,
+    group)`` starts one and returns its ``_Node`` (here :func:`_start`; the launchers for
+    several hosts start them over ssh). ``culprit(nodes)`` picks the process a failure is
+    blamed on. A process of ``role`` writes ``{role}{index}.json``; with ``from_logs`` it
+    printed it in its log instead (on another host, ``tutorial.parallel.hosts.results``).
     """
     nodes, group, start_time = [], 0, time.monotonic()
     try:
-        for role, index, argv, env in plan:
-            nodes.append(start(role, index, argv, env, run_dir, group))
-            group = group or nodes[0].popen.pid     # everyone joins the scheduler's group
-        workers = [n for n in nodes if n.role == "worker"]
+        for node_role, index, argv, env in plan:
+            nodes.append(start(node_role, index, argv, env, run_dir, group))
+            group = group or nodes[0].popen.pid     # everyone joins the first one's group
+        waited = [n for n in nodes if n.role == role]
         deadline = start_time + timeout
         while True:
-            failed = [n for n in nodes if n.popen.poll() not in (None, 0)]
-            if failed:
-                first = failed[0]
+            if any(n.popen.poll() not in (None, 0) for n in nodes):
+                first = culprit(nodes)
                 message = failure_message(first, [n for n in nodes if n is not first], run_dir)
                 _stop(nodes, group)                              # after reading who had ended
                 raise ClusterError(message, [n.popen.pid for n in nodes])
-            if all(n.popen.poll() == 0 for n in workers):
+            if all(n.popen.poll() == 0 for n in waited):
                 break
             if time.monotonic() > deadline:
                 message = timeout_message(nodes, timeout, run_dir)   # before stopping
                 _stop(nodes, group)
                 raise ClusterError(message, [n.popen.pid for n in nodes])
             if on_poll is not None:
-                on_poll([last_step(n.log()) for n in workers])
+                on_poll([last_step(n.log()) for n in waited])
             time.sleep(poll)
         seconds = time.monotonic() - start_time
         _wait_for_exit(nodes, grace=10.0)   # servers and scheduler end by themselves
-        return tuple(WorkerResult(n.index, n.log(), _read_result(run_dir, n.index))
-                     for n in workers), seconds
+        return tuple(_finished(n, run_dir, from_logs) for n in waited), seconds
     finally:
         if nodes:
             _stop(nodes, group)
+
+
+def _finished(node, run_dir, from_logs):
+    stem, log = f"{node.role}{node.index}", node.log()
+    if from_logs:
+        log = results.unpack(log, run_dir, stem)
+    return WorkerResult(node.index, log, read_result(run_dir, stem))

@@ -47,6 +47,38 @@ class WorkerRun:
     seconds: float
     step_seconds: List[float] = ()   # wall time of each step, as the worker measured it
 
+    @classmethod
+    def read(cls, where, stem, index, result, log, who):
+        """The run a worker wrote into ``where`` as ``{stem}.json`` (``result``) and ``.npz``.
+
+        ``who`` names it in the error ("worker 1", "rank 0") when it wrote nothing.
+        """
+        if result is None:
+            tail = "\n".join(log.strip().splitlines()[-5:])
+            raise ClusterError(f"{who} exited normally but wrote no result to {where}; its "
+                               f"logs are kept there. The end of its log:\n{tail}")
+        with np.load(where / f"{stem}.npz") as npz:
+            params = [npz[f"arr_{i}"] for i in range(len(npz.files))]
+        return cls(index, result["rank"], result["losses"], result["accuracy"], params, log,
+                   result["seconds"], result.get("step_seconds", []))
+
+
+def launch_and_read(launch, argv, what, total, timeout, run_dir, on_poll, read):
+    """``launch(argv, ...)`` in a run folder with a live step count; ``read(done, where)``.
+
+    ``launch`` is a cluster or Horovod launcher with its sizes already given; ``on_poll``
+    also gets the workers' last steps at every poll (None: only the count is shown).
+    """
+    with run_directory(run_dir) as where, Progress(what, total=total) as progress:
+        def polled(steps):
+            progress.update(sum(steps), detail=f"timeout {timeout} s")
+            if on_poll is not None:
+                on_poll(steps)
+
+        done = launch(argv, timeout=timeout, run_dir=where, on_poll=polled)
+        progress.update(progress.total)
+        return read(done, where)
+
 
 def train_on_cluster(job, kvstore="dist_sync", num_workers=None, num_servers=None,
                      timeout=120.0, port=None, run_dir=None, on_poll=None, hosts=None,
@@ -90,31 +122,15 @@ def train_on_cluster(job, kvstore="dist_sync", num_workers=None, num_servers=Non
         launch = functools.partial(run_cluster_on_hosts, hosts=hosts, num_servers=num_servers,
                                    port=port, **on_hosts)
     argv = ["-m", "tutorial.parallel.ps.worker", kvstore, job.to_json()]
-    what = f"{kvstore} cluster, {num_workers} workers x {job.steps} steps"
-    with run_directory(run_dir) as where, \
-            Progress(what, total=num_workers * job.steps) as progress:
-        def polled(steps):
-            progress.update(sum(steps), detail=f"timeout {timeout} s")
-            if on_poll is not None:
-                on_poll(steps)
 
-        done = launch(argv, num_workers=num_workers, timeout=timeout, run_dir=where,
-                      on_poll=polled)
-        progress.update(progress.total)
-        return sorted((_read_run(w, where) for w in done.workers), key=lambda run: run.rank)
+    def read(done, where):
+        runs = (WorkerRun.read(where, f"worker{w.index}", w.index, w.result, w.log,
+                               f"worker {w.index}") for w in done.workers)
+        return sorted(runs, key=lambda run: run.rank)
 
-
-def _read_run(w, where):
-    """A WorkerRun from what worker ``w`` wrote into ``where``."""
-    if w.result is None:
-        tail = "\n".join(w.log.strip().splitlines()[-5:])
-        raise ClusterError(f"worker {w.index} exited normally but wrote no result to "
-                           f"{where}; its logs are kept there. The end of its log:\n{tail}")
-    with np.load(where / f"worker{w.index}.npz") as npz:
-        params = [npz[f"arr_{i}"] for i in range(len(npz.files))]
-    r = w.result
-    return WorkerRun(w.index, r["rank"], r["losses"], r["accuracy"], params, w.log, r["seconds"],
-                     r.get("step_seconds", []))
+    return launch_and_read(functools.partial(launch, num_workers=num_workers), argv,
+                           f"{kvstore} cluster, {num_workers} workers x {job.steps} steps",
+                           num_workers * job.steps, timeout, run_dir, on_poll, read)
 
 
 def train_single_process(job, num_workers):
