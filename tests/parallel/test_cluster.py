@@ -6,23 +6,22 @@ the tests check. Reference for dist_sync: the same job in one process with the w
 global batch (tutorial.parallel.ps.train.train_single_process).
 """
 
-import json
 import os
 import signal
 import socket
 import subprocess
 import sys
-import textwrap
 import time
-from pathlib import Path
 
+import launched
 import pytest
+from launched import all_gone
 
 from tutorial.parallel.ps.cluster import ClusterError, check_sizes, run_cluster
 
 pytestmark = pytest.mark.slow     # every test starts real processes
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = launched.REPO
 CHILD_TIMEOUT = 100   # seconds; the launcher's own timeouts inside are much shorter
 # Tests of the supervision alone run a stand-in for ps-lite's scheduler and servers (a
 # process that just waits) instead of three processes importing MXNet; the dist_sync and
@@ -34,26 +33,7 @@ LOAD_CLUSTER = "from tutorial.parallel.ps.cluster import ClusterError, run_clust
 
 
 def run_child(code, tmp_dir):
-    """Run ``code`` in a fresh Python; it prints one JSON line last, which we return.
-
-    Its clusters keep their logs under ``tmp_dir`` (TMPDIR), not in the system's /tmp.
-    """
-    done = subprocess.run([sys.executable, "-c", LOAD_CLUSTER + textwrap.dedent(code)], cwd=REPO,
-                          capture_output=True, text=True, timeout=CHILD_TIMEOUT,
-                          env=dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(tmp_dir)))
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def all_gone(pids):
-    gone = []
-    for pid in pids:
-        try:
-            os.kill(pid, 0)
-            gone.append(False)
-        except ProcessLookupError:
-            gone.append(True)
-    return all(gone)
+    return launched.run_child(code, tmp_dir, prelude=LOAD_CLUSTER, timeout=CHILD_TIMEOUT)
 
 
 @pytest.mark.parametrize("workers, servers, name", [(0, 1, "num_workers"), (2, 0, "num_servers"),

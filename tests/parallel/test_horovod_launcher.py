@@ -6,43 +6,28 @@ one process with the whole global batch (tutorial.parallel.ps.train.train_single
 trained by gluon.Trainer, not by Horovod.
 """
 
-import json
 import os
 import socket
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
+import launched
 import pytest
+from launched import all_gone
 
 from horovod_needed import require_horovod
 from tutorial.parallel.hvd.launcher import run_horovod
 from tutorial.parallel.ps.diagnosis import ClusterError
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = launched.REPO
 CHILD_TIMEOUT = 150   # seconds; the launcher's own timeouts inside are much shorter
 PRELUDE = ("import json\nfrom tutorial.parallel.hvd.launcher import run_horovod\n"
            "from tutorial.parallel.ps.diagnosis import ClusterError\n")
 
 
 def run_child(code, tmp_dir):
-    """Run ``code`` in a fresh Python; it prints one JSON line last, which we return."""
-    done = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(code)], cwd=REPO,
-                          capture_output=True, text=True, timeout=CHILD_TIMEOUT,
-                          env=dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(tmp_dir)))
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def all_gone(pids):
-    def gone(pid):
-        try:
-            os.kill(pid, 0)
-            return False
-        except ProcessLookupError:
-            return True
-    return all(gone(pid) for pid in pids)
+    return launched.run_child(code, tmp_dir, prelude=PRELUDE, timeout=CHILD_TIMEOUT)
 
 
 CATCH = """

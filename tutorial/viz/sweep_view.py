@@ -20,7 +20,6 @@ From batch 16: 4&times; the batch, 3.14&times; fewer steps (perfect scaling: 4&t
 """
 
 import dataclasses
-import html
 from typing import Dict, Optional, Tuple
 
 import numpy as np

@@ -20,8 +20,6 @@ import json
 import time
 from typing import Optional, Tuple
 
-import numpy as np
-
 
 @dataclasses.dataclass(frozen=True)
 class DigitsJob:

@@ -22,8 +22,7 @@ ValueError: kvstore must be one of 'dist_sync', 'dist_async', 'dist_device_sync'
 
 import dataclasses
 import functools
-import sys
-from typing import List, Optional
+from typing import List
 
 import numpy as np
 
