@@ -147,19 +147,28 @@ def test_the_straggler_slider_redraws_the_schedules(presentation):
     _screenshot(page, "straggler")
 
 
-def test_the_cluster_button_runs_a_real_cluster_in_the_slide(presentation):
+@pytest.mark.parametrize("slide_text, identical, shot", [
+    ("a real cluster", "identical weights on both workers (each pulled the same sum): True",
+     "cluster"),
+    ("Horovod's ring, from a button",
+     "identical weights on both ranks (each applied the same allreduced average): True",
+     "horovod"),
+])
+def test_the_cluster_button_trains_real_processes_in_the_slide(presentation, slide_text,
+                                                               identical, shot):
+    if shot == "horovod":
+        from horovod_needed import require_horovod
+        require_horovod()
     page, frame, _ = presentation
-    output = _run_demo(presentation, "a real cluster", ".cluster-start button, "
-                       "button.cluster-start")
+    output = _run_demo(presentation, slide_text, ".cluster-start button, button.cluster-start")
     output.locator("button", has_text="Start cluster").click()
     frame.wait_for_function(
         "(slide) => /done in|failed after/.test(document.querySelector(slide + ' .cluster-status')"
         "?.innerText ?? '')", arg=SLIDE, timeout=150_000)
     status = output.locator(".cluster-status").inner_text()
     assert "done in" in status, status
-    assert "identical weights on both workers (each pulled the same sum): True" \
-        in _result_text(frame)
-    _screenshot(page, "cluster")
+    assert identical in _result_text(frame)
+    _screenshot(page, shot)
 
 
 def test_the_throughput_button_measures_the_resnet_in_the_slide(presentation):
@@ -173,20 +182,3 @@ def test_the_throughput_button_measures_the_resnet_in_the_slide(presentation):
     rows = output.locator(".throughput-table").inner_text()
     assert all(f"K = {k}: " in rows for k in (1, 2, 4)), rows
     _screenshot(page, "throughput")
-
-
-def test_the_horovod_button_runs_two_real_ranks_in_the_slide(presentation):
-    from horovod_needed import require_horovod
-
-    require_horovod()
-    page, frame, _ = presentation
-    output = _run_demo(presentation, "Horovod's ring, from a button", ".cluster-start button, "
-                       "button.cluster-start")
-    output.locator("button", has_text="Start cluster").click()
-    frame.wait_for_function(
-        "(slide) => /done in|failed after/.test(document.querySelector(slide + ' .cluster-status')"
-        "?.innerText ?? '')", arg=SLIDE, timeout=150_000)
-    assert "done in" in output.locator(".cluster-status").inner_text()
-    assert "identical weights on both ranks (each applied the same allreduced average): True" \
-        in _result_text(frame)
-    _screenshot(page, "horovod")

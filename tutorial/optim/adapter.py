@@ -35,7 +35,7 @@ import mxnet as mx
 
 from tutorial.optim.options import check_settings
 from tutorial.optim.sparse import lazy_rows
-from tutorial.optim.transforms import Step
+from tutorial.optim.transforms import Step, scaled
 from tutorial.validate import check_count
 
 
@@ -114,9 +114,7 @@ class ChainOptimizer(mx.optimizer.Optimizer):
         step = self._step(index, weight, grad)
         chain = self.chain()
         with mx.engine.bulk(4 * len(chain) + 2):    # one engine push for the chain's ops
-            u = self._buffer(grad, "u")             # u = rescale_grad * grad, privately
-            grad.copyto(u)
-            u *= self.rescale_grad
+            u = scaled(grad, self.rescale_grad, out=self._buffer(grad, "u"))   # privately
             for piece, piece_state in zip(chain, state):
                 u = piece.update(u, piece_state, weight, step)
             weight += u

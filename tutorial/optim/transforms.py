@@ -49,6 +49,17 @@ def scratch_for(u, step):
     return mx.nd.empty(u.shape, u.context, dtype=u.dtype)
 
 
+def scaled(x, factor, out):
+    """out <- factor·x in one pass: what ``x * factor`` computes, written into ``out``.
+
+    (``x * factor`` would allocate a fresh array on every update; ``out`` is reused.)
+
+    >>> scaled(mx.nd.array([2.0, float("inf")]), 0.5, out=mx.nd.empty(2)).asnumpy().tolist()
+    [1.0, inf]
+    """
+    return mx.nd._internal._mul_scalar(x, scalar=float(factor), out=out)
+
+
 def zeros_like(weight):
     """Zeros with the weight's shape, context and dtype (a fresh state buffer)."""
     return mx.nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
@@ -71,10 +82,7 @@ class AddDecayedWeights(NamedTuple):
 
     def update(self, u, state, weight, step):
         if step.wd:
-            decay = scratch_for(u, step)
-            weight.copyto(decay)
-            decay *= step.wd
-            u += decay
+            u += scaled(weight, step.wd, out=scratch_for(u, step))
         return u
 
 
@@ -87,7 +95,7 @@ class AddDecoupledDecay(NamedTuple):
 
     def update(self, u, state, weight, step):
         if self.rate:
-            u -= weight * (step.lr * self.rate)
+            u -= scaled(weight, step.lr * self.rate, out=scratch_for(u, step))
         return u
 
 
@@ -157,7 +165,7 @@ class Nesterov(NamedTuple):
         (m,) = state
         m *= self.decay
         m += u
-        u += m * self.decay
+        u += scaled(m, self.decay, out=scratch_for(u, step))
         return u
 
 
