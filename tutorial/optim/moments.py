@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import mxnet as mx
 
-from tutorial.optim.transforms import scratch_for, zeros_like
+from tutorial.optim.transforms import scaled, scratch_for, zeros_like
 
 
 class ScaleBySumOfSquares(NamedTuple):
@@ -136,6 +136,25 @@ class ScaleByAdaDelta(NamedTuple):
         return u
 
 
+def update_moments(m, v, u, beta1, beta2, scratch):
+    """m <- β1·m + (1 - β1)·u and v <- β2·v + (1 - β2)·u², in place (Adam's two moments).
+
+    m is updated as u + β1·(m - u), the same average with no temporary; ``scratch`` ends
+    up holding (1 - β2)·u².
+
+    >>> m, v = mx.nd.zeros(1), mx.nd.zeros(1)
+    >>> update_moments(m, v, mx.nd.array([2.0]), 0.9, 0.99, mx.nd.empty(1))
+    >>> round(m.asscalar(), 6), round(v.asscalar(), 6)
+    (0.2, 0.04)
+    """
+    m -= u
+    m *= beta1
+    m += u
+    mx.nd.contrib.quadratic(u, a=1.0 - beta2, out=scratch)
+    v *= beta2
+    v += scratch
+
+
 class AdamState(NamedTuple):
     m: mx.nd.NDArray    # leaky average of the gradient (first moment)
     v: mx.nd.NDArray    # leaky average of its square (second moment)
@@ -177,12 +196,8 @@ class ScaleByAdam(NamedTuple):
 
     def update(self, u, state, weight, step):
         m, v = state                    # by position: a loaded state is a plain tuple
-        m -= u                          # m <- u + β1·(m - u) = β1·m + (1 - β1)·u
-        m *= self.beta1
-        m += u
-        scratch = mx.nd.contrib.quadratic(u, a=1.0 - self.beta2, out=scratch_for(u, step))
-        v *= self.beta2
-        v += scratch
+        scratch = scratch_for(u, step)
+        update_moments(m, v, u, self.beta1, self.beta2, scratch)
         if self.bias_correction == "moments":
             mx.nd.sqrt(v / (1.0 - self.beta2 ** step.t), out=scratch)   # sqrt(v̂)
         else:
@@ -247,14 +262,10 @@ class ScaleByNadam(NamedTuple):
         mu_t, mu_next = self._momentum(step.t), self._momentum(step.t + 1)
         running[0] *= mu_t
         product = running[0]
-        m -= u                          # m <- u + β1·(m - u) = β1·m + (1 - β1)·u
-        m *= self.beta1
-        m += u
-        scratch = mx.nd.contrib.quadratic(u, a=1.0 - self.beta2, out=scratch_for(u, step))
-        v *= self.beta2
-        v += scratch
+        scratch = scratch_for(u, step)
+        update_moments(m, v, u, self.beta1, self.beta2, scratch)
         u *= (1.0 - mu_t) / (1.0 - product)                          # u becomes m̄
-        u += m * (mu_next / (1.0 - product * mu_next))
+        u += scaled(m, mu_next / (1.0 - product * mu_next), out=scratch)
         mx.nd.sqrt(v / (1.0 - self.beta2 ** step.t), out=scratch)
         scratch += self.eps
         u /= scratch
