@@ -117,13 +117,16 @@ def test_bad_input_gets_a_clear_error():
 
 @pytest.mark.parametrize("algorithm,options", CASES, ids=IDS)
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 7])
-def test_bound_schedule_sums_into_out_or_in_place_call_after_call(algorithm, options, n):
+@pytest.mark.parametrize("peer_reads", [True, False], ids=["peer-reads", "copies"])
+def test_bound_schedule_sums_into_out_or_in_place_call_after_call(algorithm, options, n,
+                                                                  peer_reads):
     """bind() allocates once; every call must sum the arrays' current values again."""
     rng = np.random.default_rng(n)
     host = rng.integers(-50, 50, size=(n, 3, 5)).astype(np.float32)
     arrays = _arrays(host)
     outs = [mx.nd.zeros((3, 5), ctx=a.context) for a in arrays]
-    into_out = bind(arrays, algorithm, out=outs, **_options(options, n))
+    into_out = bind(arrays, algorithm, out=outs, peer_reads=peer_reads, **_options(options, n))
+    assert into_out.peer_reads is peer_reads
     for call in range(2):                          # inputs change between calls
         for a, x in zip(arrays, host + call):
             a[:] = x
@@ -131,11 +134,20 @@ def test_bound_schedule_sums_into_out_or_in_place_call_after_call(algorithm, opt
         for a, o, x in zip(arrays, outs, host + call):
             np.testing.assert_array_equal(o.asnumpy(), (host + call).sum(axis=0))
             np.testing.assert_array_equal(a.asnumpy(), x)          # input untouched
-    in_place = bind(arrays, algorithm, **_options(options, n))
+    in_place = bind(arrays, algorithm, peer_reads=peer_reads, **_options(options, n))
     in_place()
     in_place()                                     # the sum of the sums: n * n * x
     for a in arrays:
         np.testing.assert_array_equal(a.asnumpy(), n * n * (host + 1).sum(axis=0) / n)
+
+
+def test_peer_reads_are_the_default_on_cpu_contexts_and_need_fewer_calls():
+    arrays = [mx.nd.ones((8,), ctx=mx.cpu(i)) for i in range(4)]
+    assert bind(arrays, "ring").peer_reads is True
+    copies = bind(arrays, "ring", out=[a.copy() for a in arrays], peer_reads=False)
+    peers = bind(arrays, "ring", out=[a.copy() for a in arrays])
+    # the ring's reduce-scatter: 3 steps x 4 transfers, each a copy and an add or an add alone
+    assert copies._operations - peers._operations == 12
 
 
 def test_bind_refuses_outputs_that_do_not_match():

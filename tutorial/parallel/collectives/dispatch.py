@@ -74,10 +74,11 @@ def allreduce(arrays, algorithm, **options):
     return AllreduceResult(run_schedule(arrays, plan), plan)
 
 
-def bind(arrays, algorithm, out=None, **options):
+def bind(arrays, algorithm, out=None, peer_reads=None, **options):
     """A :class:`~.execute.BoundSchedule`: ``bound()`` sums ``arrays`` into ``out``.
 
     Its buffers are allocated here, once; without ``out`` it sums ``arrays`` in place.
+    ``peer_reads``: see :class:`~.execute.BoundSchedule` (None: on CPU contexts).
 
     >>> import mxnet as mx
     >>> grads = [mx.nd.ones(3, ctx=mx.cpu(i)) for i in range(4)]
@@ -91,7 +92,7 @@ def bind(arrays, algorithm, out=None, **options):
             (a.shape, a.dtype, a.context) for a in arrays]:
         raise ValueError("out must hold one array per input with its shape, dtype and "
                          "context (the sum lands on every input's device)")
-    return BoundSchedule(_plan(arrays, algorithm, options), arrays, out)
+    return BoundSchedule(_plan(arrays, algorithm, options), arrays, out, peer_reads)
 
 
 def _plan(arrays, algorithm, options):

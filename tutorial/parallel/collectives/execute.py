@@ -10,6 +10,13 @@ overwrites its slice with it. All payloads of a step are
 taken before any receiver writes, which gives the schedule's "everyone sends at once"
 meaning; MXNet's engine orders the reads before the writes.
 
+**Peer reads.** CPU contexts share one memory, so there a receiver can read the sender's
+slice directly, as NCCL's peer-to-peer transport lets one GPU's kernel read another's
+buffer: the add takes the sender's slice as an input, with no receive buffer and one
+MXNet call instead of two. That is only right when no transfer of the step overwrites a
+slice another one reads (then the payload must be copied first, as above); between GPUs
+the copy is always made. ``peer_reads=False`` forces the copies (the tests run both).
+
 Inputs are never modified (unless they are the outputs: an in-place allreduce), and they
 are not copied either: a slice is read from the input until the schedule first writes
 it, and that first write (input + payload, or the payload) goes to the output.
@@ -29,10 +36,15 @@ class BoundSchedule:
 
     ``bound()`` writes the allreduce of ``arrays`` into ``out`` and returns ``out``;
     ``out`` may be ``arrays`` itself. Build it once per parameter, call it every step.
+    ``peer_reads``: receivers read senders' slices directly where that is safe (None:
+    when every array is on a CPU context, see :func:`shared_memory`).
     """
 
-    def __init__(self, schedule, arrays, out):
+    def __init__(self, schedule, arrays, out, peer_reads=None):
         self.schedule, self.arrays, self.out = schedule, list(arrays), list(out)
+        if peer_reads is None:
+            peer_reads = shared_memory(self.out)
+        self.peer_reads = peer_reads
         length = schedule.length
         ins = [a.reshape((length,)) for a in self.arrays]          # views, no copies
         outs = [o.reshape((length,)) for o in self.out]
@@ -47,18 +59,22 @@ class BoundSchedule:
 
         self._steps = []                   # per step: (payload copies, writes)
         for step in schedule.steps:
-            direct = _writes_are_safe(step)
+            direct = _writes_are_safe(step)    # then a payload needs no copy taken first
             sends, writes = [], {}             # writes: (node, chunk) -> (op, target, inputs)
             for t in step.transfers:
                 source = current(t.source, t)                  # what it held before the step
-                if t.op == "copy" and direct:
-                    writes[(t.destination, t.chunk)] = ("copy", piece(outs, t.destination, t),
-                                                        [source])
+                key = (t.destination, t.chunk)
+                if direct and (t.op == "copy" or peer_reads):   # no receive buffer needed
+                    if t.op == "copy":
+                        writes[key] = ("copy", piece(outs, t.destination, t), [source])
+                    else:
+                        _, target, inputs = writes.get(key, ("add", piece(outs, t.destination, t),
+                                                             [current(t.destination, t)]))
+                        writes[key] = ("add", target, inputs + [source])
                     continue
                 inbox = mx.nd.empty((t.stop - t.start,), ctx=outs[t.destination].context,
                                     dtype=outs[t.destination].dtype)
                 sends.append((source, inbox))
-                key = (t.destination, t.chunk)
                 if t.op == "add":              # everything a receiver gets, summed in one pass
                     _, target, inputs = writes.get(
                         key, ("add", piece(outs, t.destination, t), [current(t.destination, t)]))
@@ -89,6 +105,11 @@ class BoundSchedule:
                     else:
                         mx.nd.add_n(*inputs, out=target)
         return self.out
+
+
+def shared_memory(arrays):
+    """True when every array is on a CPU context: the "devices" share one memory."""
+    return all(a.context.device_type == "cpu" for a in arrays)
 
 
 def run_schedule(arrays, schedule):
