@@ -126,8 +126,9 @@ def check_even_shards(batch_size, devices, synced):
     """
     k = len(devices)
     if synced and batch_size % k:
+        from tutorial.parallel.collectives.schedule import chunk_bounds   # the split's rule
         low = batch_size // k
-        sizes = ", ".join(str(low + (i < batch_size % k)) for i in range(k))
+        sizes = ", ".join(str(stop - start) for start, stop in chunk_bounds(batch_size, k))
         raise ValueError(f"a batch of {batch_size} splits unevenly over {k} devices ({sizes} "
                          f"samples), and SyncBatchNorm weighs every device's statistics "
                          f"equally, which is then not the whole batch's: use a batch size "

@@ -19,6 +19,7 @@ ValueError: cannot split a batch of 1 sample(s) over 2 devices: ... Use a batch 
 import mxnet as mx
 import numpy as np
 
+from tutorial.parallel.collectives.schedule import chunk_bounds
 from tutorial.validate import check_count
 
 
@@ -30,8 +31,7 @@ def split_sizes(n, k):
         raise ValueError(
             f"cannot split a batch of {n} sample(s) over {k} devices: every device needs at "
             f"least one sample. Use a batch of at least {k}, or fewer devices.")
-    base, extra = divmod(n, k)
-    return [base + 1 if i < extra else base for i in range(k)]
+    return [stop - start for start, stop in chunk_bounds(n, k)]   # a collective's chunks too
 
 
 def split_batch(X, y, devices):
