@@ -62,25 +62,19 @@ class BoundSchedule:
             direct = _writes_are_safe(step)    # then a payload needs no copy taken first
             sends, writes = [], {}             # writes: (node, chunk) -> (op, target, inputs)
             for t in step.transfers:
-                source = current(t.source, t)                  # what it held before the step
                 key = (t.destination, t.chunk)
-                if direct and (t.op == "copy" or peer_reads):   # no receive buffer needed
-                    if t.op == "copy":
-                        writes[key] = ("copy", piece(outs, t.destination, t), [source])
-                    else:
-                        _, target, inputs = writes.get(key, ("add", piece(outs, t.destination, t),
-                                                             [current(t.destination, t)]))
-                        writes[key] = ("add", target, inputs + [source])
-                    continue
-                inbox = mx.nd.empty((t.stop - t.start,), ctx=outs[t.destination].context,
-                                    dtype=outs[t.destination].dtype)
-                sends.append((source, inbox))
+                payload = current(t.source, t)                 # what it held before the step
+                if not (direct and (t.op == "copy" or peer_reads)):   # take a copy first
+                    inbox = mx.nd.empty((t.stop - t.start,), ctx=outs[t.destination].context,
+                                        dtype=outs[t.destination].dtype)
+                    sends.append((payload, inbox))
+                    payload = inbox
                 if t.op == "add":              # everything a receiver gets, summed in one pass
                     _, target, inputs = writes.get(
                         key, ("add", piece(outs, t.destination, t), [current(t.destination, t)]))
-                    writes[key] = ("add", target, inputs + [inbox])
+                    writes[key] = ("add", target, inputs + [payload])
                 else:
-                    writes[key] = ("copy", piece(outs, t.destination, t), [inbox])
+                    writes[key] = ("copy", piece(outs, t.destination, t), [payload])
             written.update(writes)
             self._steps.append((sends, list(writes.values())))
         chunks = range(len(schedule.chunks))          # never written: copy input to out
