@@ -1,14 +1,20 @@
 # Two commands: `make lab` opens the course, `make test` checks it.
 # Both create .venv on first use and re-install only when pyproject.toml changes.
 
-PYTHON ?= $(shell for p in python3.11 python3.10 python3; do \
-            command -v $$p >/dev/null 2>&1 && { echo $$p; break; }; done)
+# The course runs on Python 3.11, 3.12 and 3.13 (README, "Two commands"): the machine's
+# python3 when it is one of them, else the first of python3.12, 3.11, 3.13 that runs.
+SUPPORTED := (3, 11) <= sys.version_info[:2] <= (3, 13)
+PYTHON ?= $(or $(shell for p in python3 python3.12 python3.11 python3.13; do \
+            $$p -c 'import sys; sys.exit(not ($(SUPPORTED)))' >/dev/null 2>&1 \
+            && { echo $$p; break; }; done),python3)
 # The interpreter itself: $(PYTHON) if it runs, else pyenv's copy of that name (pyenv's shim
 # refuses versions that are installed but not selected).
 PYTHON_EXE := $(shell $(PYTHON) --version >/dev/null 2>&1 && echo $(PYTHON) || \
                 ls -d $$(pyenv root 2>/dev/null)/versions/*/bin/$(PYTHON) 2>/dev/null | tail -1)
-# A Python named on the command line gets its own environment (make test PYTHON=python3.10).
-VENV   := $(if $(filter command line,$(origin PYTHON)),.venv-$(notdir $(PYTHON)),.venv)
+# A Python named on the command line gets its own environment (make test PYTHON=python3.12),
+# and so does an MXNet that is already installed (MXNET=preinstalled, README "GPU notes").
+VENV   := $(if $(filter preinstalled,$(MXNET)),.venv-preinstalled,$(if $(filter command \
+            line,$(origin PYTHON)),.venv-$(notdir $(PYTHON)),.venv))
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
@@ -17,7 +23,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # nvidia-smi lists a GPU, else the CPU build; `make lab GPU=1` or `GPU=0` decides instead.
 # The stamp records the build it installed, so a different one re-installs (stamps written
 # before it recorded anything are CPU installs).
-BUILD     := $(shell GPU='$(GPU)' $(PYTHON_EXE) -m tutorial.gpu_setup want)
+BUILD     := $(if $(filter preinstalled,$(MXNET)),preinstalled,$(shell GPU='$(GPU)' \
+             $(PYTHON_EXE) -m tutorial.gpu_setup want))
 INSTALLED := $(or $(shell cat $(STAMP) 2>/dev/null),cpu)
 
 .PHONY: horovod lab slides slides-html unit test test-numerics execute-notebooks bench selfcheck clean-venv help FORCE
@@ -25,6 +32,7 @@ INSTALLED := $(or $(shell cat $(STAMP) 2>/dev/null),cpu)
 help:
 	@echo "make lab                open the course in JupyterLab (127.0.0.1, token on)"
 	@echo "make lab GPU=1 / GPU=0  GPU (mxnet-cu117) or CPU build of MXNet; unset: nvidia-smi decides"
+	@echo "make lab MXNET=preinstalled  keep the MXNet this python already has (NVIDIA's container)"
 	@echo "make slides             open the instructor's deck (slides/) in JupyterLab; Alt+R presents"
 	@echo "make slides-html        the deck as a static page for a room without kernel or network"
 	@echo "                        (build/slides/workshop.html)"
@@ -38,11 +46,12 @@ help:
 	@echo "make bench              run the benchmarks (ratios against MXNet in the same process)"
 
 $(STAMP): pyproject.toml $(if $(filter $(BUILD),$(INSTALLED)),,FORCE)
-	@test -n "$(PYTHON_EXE)" || { echo "$(PYTHON) not found: install Python 3.11 or 3.10, or name one with make PYTHON=..."; exit 1; }
-	@$(PYTHON_EXE) -c "import sys; v = sys.version_info[:2]; sys.exit(0 if (3, 10) <= v <= (3, 11) else \
-	  'the course needs Python 3.10 or 3.11 (mxnet 1.9.1 imports distutils; the pinned scikit-learn needs 3.10), but $(PYTHON) is %d.%d. ' \
-	  'Install Python 3.11, then run: make PYTHON=python3.11 $(MAKECMDGOALS)' % v)"
+	@test -n "$(PYTHON_EXE)" || { echo "$(PYTHON) not found: install Python 3.12 (or 3.11, 3.13), or name one with make PYTHON=..."; exit 1; }
+	@$(PYTHON_EXE) -c "import sys; v = sys.version_info[:2]; sys.exit(0 if $(SUPPORTED) else \
+	  'the course runs on Python 3.11, 3.12 and 3.13 (3.10 has reached its end of life; 3.14 has no numpy below 2.0, which mxnet 1.9.1 needs), ' \
+	  'but $(PYTHON) is %d.%d. Install Python 3.12, then run: make PYTHON=python3.12 $(MAKECMDGOALS)' % v)"
 	@test -x $(BIN)/python || $(PYTHON_EXE) -m venv $(VENV)
+	$(if $(filter preinstalled,$(MXNET)),$(PYTHON_EXE) -m tutorial.gpu_setup see-packages $(VENV))
 	$(BIN)/python -m tutorial.gpu_setup install $(or $(BUILD),unknown)
 	$(BIN)/python -m tutorial.horovod_setup $(if $(filter 0,$(HOROVOD)),skip,install $(or $(BUILD),unknown))
 	@echo $(BUILD) > $(STAMP)

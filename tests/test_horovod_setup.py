@@ -16,7 +16,7 @@ except ModuleNotFoundError:        # Python 3.10: pytest's own dependency tomli
 
 import pytest
 
-from tutorial import horovod_setup
+from tutorial import horovod_setup, wheel_cache
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -113,9 +113,9 @@ def test_a_wheel_that_installs_but_does_not_import_is_reported(fake, tmp_path, c
 
 
 def test_the_cache_is_outside_the_venv_and_can_be_moved():
-    assert horovod_setup.cache_root({"HOME": "/h"}) == Path.home() / ".cache/tutorial/wheels"
-    assert horovod_setup.cache_root({"XDG_CACHE_HOME": "/x"}) == Path("/x/tutorial/wheels")
-    assert horovod_setup.cache_root({"XDG_CACHE_HOME": "/x", "TUTORIAL_WHEEL_CACHE": "/w"}) \
+    assert wheel_cache.cache_root({"HOME": "/h"}) == Path.home() / ".cache/tutorial/wheels"
+    assert wheel_cache.cache_root({"XDG_CACHE_HOME": "/x"}) == Path("/x/tutorial/wheels")
+    assert wheel_cache.cache_root({"XDG_CACHE_HOME": "/x", "TUTORIAL_WHEEL_CACHE": "/w"}) \
         == Path("/w")
 
 

@@ -30,6 +30,9 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from tutorial import numpy_aliases
+from tutorial.wheel_cache import source_built
+
 ROOT = Path(__file__).resolve().parent.parent
 CPU_DIST, GPU_DIST = "mxnet", "mxnet-cu117"
 DRIVER_LIB = "libcuda.so.1"                # the NVIDIA driver's; never in a wheel
@@ -82,11 +85,13 @@ def toml_array(text, table, key):
 
 
 def requirements(pyproject=ROOT / "pyproject.toml"):
-    """{'course': the project's dependencies and test extra, 'gpu': the GPU build's pins}."""
+    """{'course': the project's dependencies and test extra, 'gpu': the GPU build's pins,
+    'nodeps': packages installed without their own (stale) pins}."""
     text = Path(pyproject).read_text()
     return {"course": (toml_array(text, "project", "dependencies")
                        + toml_array(text, "project.optional-dependencies", "test")),
-            "gpu": toml_array(text, "tool.tutorial.gpu", "requires")}
+            "gpu": toml_array(text, "tool.tutorial.gpu", "requires"),
+            "nodeps": toml_array(text, "tool.tutorial.nodeps", "requires")}
 
 
 def _name(requirement):
@@ -113,8 +118,55 @@ def installed_builds():
 
 
 def install(build):
-    """Install the course with the ``build`` ('cpu' or 'gpu') of MXNet into this environment."""
+    """Install the course with the ``build`` of MXNet into this environment: 'cpu', 'gpu',
+    or 'preinstalled' (an MXNet the environment already sees, as in NVIDIA's container)."""
     reqs = requirements()
+    numpy_wheels = source_built(next(r for r in reqs["course"] if _name(r) == "numpy"))
+    if numpy_wheels:    # Python 3.13: the numpy wheel built here once, for every pip below
+        os.environ["PIP_FIND_LINKS"] = " ".join(
+            filter(None, [os.environ.get("PIP_FIND_LINKS"), str(numpy_wheels)]))
+    if build == "preinstalled":
+        _install_around_preinstalled(reqs)
+    else:
+        _install_build(build, reqs)
+    _pip("install", "--quiet", "--no-deps", *reqs["nodeps"])
+    print(f"+ numpy aliases for mxnet: {numpy_aliases.install(site_packages())}", flush=True)
+    problems = check() if shutil.which("ldd") else []
+    if problems:
+        sys.exit(f"the {build.upper()} build of MXNet cannot load: " + "; ".join(problems))
+
+
+def _install_around_preinstalled(reqs):
+    """Everything but MXNet, next to the MXNet that this environment already sees."""
+    found = subprocess.run([sys.executable, "-c", "import mxnet; print(mxnet.__version__)"],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=""))
+    if found.returncode != 0:
+        sys.exit("MXNET=preinstalled, but this interpreter sees no MXNet: run it where "
+                 "`python -c 'import mxnet'` works (NVIDIA's MXNet container), or drop "
+                 "MXNET=preinstalled to install the PyPI build")
+    print(f"MXNet {found.stdout.strip()} is already installed: keeping it", flush=True)
+    course = [r for r in reqs["course"] if _name(r) not in (CPU_DIST, GPU_DIST)]
+    _pip("install", "--quiet", *course)
+    _pip("install", "--quiet", "--no-deps", "--no-warn-conflicts", "--editable", ".")
+
+
+PREINSTALLED_PTH = "_tutorial_preinstalled.pth"
+
+
+def see_packages(venv):
+    """Let the environment ``venv`` see this interpreter's packages (its MXNet above all),
+    after its own: ``--system-site-packages`` does that for a system Python, this also for
+    an interpreter that is itself a virtual environment."""
+    import site
+    lib = Path(venv) / "lib"
+    target = next(lib.glob("python3*/site-packages"))
+    dirs = [d for d in site.getsitepackages() + [site.getusersitepackages()] if Path(d).is_dir()]
+    (target / PREINSTALLED_PTH).write_text("\n".join(dirs) + "\n")
+    print(f"{venv} sees the packages of {sys.executable}: {', '.join(dirs)}", flush=True)
+
+
+def _install_build(build, reqs):
     have = installed_builds()
     if have - {CPU_DIST if build == "cpu" else GPU_DIST}:
         # They share mxnet/: removing one breaks the other, so remove both and start clean.
@@ -126,9 +178,6 @@ def install(build):
         _pip("install", "--quiet", "--editable", ".[test]")
     else:
         _install_gpu_build(reqs)
-    problems = check() if shutil.which("ldd") else []
-    if problems:
-        sys.exit(f"the {build.upper()} build of MXNet cannot load: " + "; ".join(problems))
 
 
 def _install_gpu_build(reqs):
@@ -146,7 +195,13 @@ def site_packages():
 
 
 def libmxnet():
-    return site_packages() / "mxnet" / "libmxnet.so"
+    """The libmxnet.so that ``import mxnet`` loads here (a preinstalled one may live in
+    another site-packages), found without importing MXNet."""
+    import importlib.util
+    spec = importlib.util.find_spec("mxnet")
+    if spec is None or not spec.submodule_search_locations:
+        return site_packages() / "mxnet" / "libmxnet.so"
+    return Path(list(spec.submodule_search_locations)[0]) / "libmxnet.so"
 
 
 def cuda_library_dirs(site=None):
@@ -220,8 +275,10 @@ def main(argv=None):
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("want", help="print cpu or gpu")
     sub.add_parser("install", help="install the course with this build").add_argument(
-        "build", choices=["cpu", "gpu"])
+        "build", choices=["cpu", "gpu", "preinstalled"])
     sub.add_parser("check", help="ldd libmxnet.so: does every library resolve?")
+    sub.add_parser("see-packages", help="let a new environment see this Python's packages "
+                   "(MXNET=preinstalled)").add_argument("venv")
     args = parser.parse_args(argv)
     if args.command == "want":
         try:
@@ -230,6 +287,8 @@ def main(argv=None):
             sys.exit(str(e))
     elif args.command == "install":
         install(args.build)
+    elif args.command == "see-packages":
+        see_packages(args.venv)
     else:
         problems = check()
         driver = DRIVER_LIB not in parse_ldd(ldd())[0]

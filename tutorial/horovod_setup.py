@@ -32,14 +32,12 @@ and the Horovod cells and tests print the same advice (``horovod_problem()``).
 import argparse
 import importlib.metadata
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-from tutorial.gpu_setup import CPU_DIST, GPU_DIST, ROOT, toml_array
+from tutorial.gpu_setup import CPU_DIST, GPU_DIST, ROOT, toml_array, wanted_build
+from tutorial.wheel_cache import build_into, cache_root
 
 BUILD_ENV = {"HOROVOD_WITH_MXNET": "1", "HOROVOD_WITH_GLOO": "1", "HOROVOD_WITHOUT_MPI": "1",
              "HOROVOD_WITHOUT_TENSORFLOW": "1", "HOROVOD_WITHOUT_PYTORCH": "1"}
@@ -63,15 +61,6 @@ def build_env(build):
     if build not in ("cpu", "gpu"):
         raise ValueError(f"build must be 'cpu' or 'gpu', got {build!r}")
     return dict(BUILD_ENV, **(GPU_BUILD_ENV if build == "gpu" else {}))
-
-
-def cache_root(environ=None):
-    """Where built wheels are kept: outside .venv, so deleting it keeps them."""
-    environ = os.environ if environ is None else environ
-    if environ.get("TUTORIAL_WHEEL_CACHE"):
-        return Path(environ["TUTORIAL_WHEEL_CACHE"])
-    base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tutorial" / "wheels"
 
 
 def cache_key(horovod, mxnet_dist, mxnet_version, python_tag):
@@ -126,23 +115,12 @@ def build_wheel(requirement, build_requires, build, folder):
     """Build ``requirement`` into ``folder`` (made only when the build succeeds); True if so."""
     if _pip("install", "--quiet", *build_requires) != 0:
         return False
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=".building-", dir=folder.parent))
     env = dict(os.environ, **build_env(build))
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    start = time.monotonic()
-    # --no-cache-dir: pip's own wheel cache is keyed by the download alone, so it would hand a
-    # CPU build back to a GPU set-up; the folder keyed by MXNet build and Python is the cache.
-    code = _pip("wheel", "--no-build-isolation", "--no-deps", "--no-cache-dir", requirement,
-                "-w", scratch, env=env)
-    if code != 0 or cached_wheel(scratch) is None:
-        shutil.rmtree(scratch, ignore_errors=True)
-        return False
-    shutil.rmtree(folder, ignore_errors=True)       # a folder without a wheel
-    scratch.rename(folder)            # whole or not at all: a broken build leaves no wheel
-    print(f"built {cached_wheel(folder).name} in {time.monotonic() - start:.0f} s, kept in "
-          f"{folder}", flush=True)
-    return True
+    # --no-cache-dir (in build_into): pip's own wheel cache is keyed by the download alone, so
+    # it would hand a CPU build back to a GPU set-up; the folder keyed by MXNet build and
+    # Python is the cache.
+    return build_into(folder, ["--no-build-isolation", requirement], env=env)
 
 
 def install(build, cache=None, prefix=None):
@@ -212,7 +190,7 @@ def main(argv=None):
                                      description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("install", help="install Horovod, building its wheel once").add_argument(
-        "build", choices=["cpu", "gpu"])
+        "build", choices=["cpu", "gpu", "preinstalled"])
     sub.add_parser("where", help="print the folder of the cached wheel")
     sub.add_parser("skip", help="leave Horovod out of this environment, noting it (HOROVOD=0)")
     args = parser.parse_args(argv)
@@ -220,8 +198,11 @@ def main(argv=None):
         print(cache_root() / this_key(pins()[0].split("==")[1]))
     elif args.command == "skip":
         skip()
-    else:
-        install(args.build)        # exit 0 either way: the rest of the course works without
+    elif args.build == "preinstalled" and horovod_problem() is None:
+        print("Horovod: the one installed with MXNet works; keeping it", flush=True)
+    else:                          # exit 0 either way: the rest of the course works without
+        install(args.build if args.build != "preinstalled" else
+                wanted_build()[0])
 
 
 if __name__ == "__main__":
