@@ -27,7 +27,7 @@ BUILD     := $(if $(filter preinstalled,$(MXNET)),preinstalled,$(shell GPU='$(GP
              $(PYTHON_EXE) -m tutorial.gpu_setup want))
 INSTALLED := $(or $(shell cat $(STAMP) 2>/dev/null),cpu)
 
-.PHONY: horovod lab slides slides-html unit test test-numerics execute-notebooks bench selfcheck clean-venv help FORCE
+.PHONY: horovod lab slides slides-html unit nbval nbval-alt test test-numerics execute-notebooks bench selfcheck clean-venv help FORCE
 
 help:
 	@echo "make lab                open the course in JupyterLab (127.0.0.1, token on)"
@@ -92,17 +92,24 @@ NUMERIC_THIRD := DNNL_MAX_CPU_ISA=AVX2 OMP_NUM_THREADS=2
 NBVAL := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q --nbval notebooks slides \
          --sanitize-with tests/nbval_sanitize.cfg
 
-# Unit tests and doctests alone (CI runs them under a second Python too).
+# Unit tests and doctests, two at a time (pytest-xdist: most of their time is spent waiting
+# on subprocesses, clusters and browsers; tests that share a port or a browser run in one
+# worker, tests/conftest.py). CI runs them under every supported Python.
+UNIT := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q -n 2 --dist loadgroup tests --doctest-modules tutorial
 unit: $(STAMP) $(OFFLINE)
-	TUTORIAL_FAST=1 $(BIN)/python -m pytest -q tests --doctest-modules tutorial
+	$(UNIT)
 
-# Unit tests and doctests, then nbval over every notebook and the slides, in fast mode:
-# once as the machine is, once under NUMERIC_ALT.
-test: $(STAMP) $(OFFLINE)
-	TUTORIAL_FAST=1 $(BIN)/python -m pytest -q tests --doctest-modules tutorial
+# nbval over every notebook and the slides, in fast mode, as the machine is.
+nbval: $(STAMP) $(OFFLINE)
 	$(NBVAL)
+
+# The same under NUMERIC_ALT: the stored outputs must not depend on BLAS kernels or threads.
+nbval-alt: $(STAMP) $(OFFLINE)
 	@echo "== nbval again under $(NUMERIC_ALT)"
 	env $(NUMERIC_ALT) $(NBVAL)
+
+# Unit tests and doctests, then nbval once as the machine is, once under NUMERIC_ALT.
+test: unit nbval nbval-alt
 
 # A third numeric configuration, for changes that touch many notebooks.
 test-numerics: $(STAMP)

@@ -72,8 +72,9 @@ def test_a_second_set_up_after_deleting_the_venv_installs_without_building(fake,
     assert horovod_setup.install("cpu", cache=cache, prefix=venv)
     assert pip.commands() == ["install", "wheel", "install", "install"]   # build reqs, build
     args, env = pip.calls[1]
-    assert args[:5] == ["wheel", "--no-build-isolation", "--no-deps", "--no-cache-dir",
-                        "horovod==0.28.1"]      # pip's cache could hold another build's wheel
+    assert args[0] == "wheel" and "horovod==0.28.1" in args
+    assert {"--no-build-isolation", "--no-deps", "--no-cache-dir"} <= set(args)
+    # --no-cache-dir: pip's cache could hold another build's wheel
     assert all(env[k] == "1" for k in horovod_setup.BUILD_ENV)
     key = (venv / horovod_setup.MARKER).read_text().strip()
     assert [p.name for p in cache.iterdir()] == [key]          # no scratch folder left

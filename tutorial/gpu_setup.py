@@ -126,7 +126,9 @@ def install(build):
         os.environ["PIP_FIND_LINKS"] = " ".join(
             filter(None, [os.environ.get("PIP_FIND_LINKS"), str(numpy_wheels)]))
     if build == "preinstalled":
-        _install_around_preinstalled(reqs)
+        from tutorial import preinstalled
+        preinstalled.install_around([r for r in reqs["course"]
+                                     if _name(r) not in (CPU_DIST, GPU_DIST)])
     else:
         _install_build(build, reqs)
     _pip("install", "--quiet", "--no-deps", *reqs["nodeps"])
@@ -134,36 +136,6 @@ def install(build):
     problems = check() if shutil.which("ldd") else []
     if problems:
         sys.exit(f"the {build.upper()} build of MXNet cannot load: " + "; ".join(problems))
-
-
-def _install_around_preinstalled(reqs):
-    """Everything but MXNet, next to the MXNet that this environment already sees."""
-    found = subprocess.run([sys.executable, "-c", "import mxnet; print(mxnet.__version__)"],
-                           capture_output=True, text=True,
-                           env=dict(os.environ, PYTHONPATH=""))
-    if found.returncode != 0:
-        sys.exit("MXNET=preinstalled, but this interpreter sees no MXNet: run it where "
-                 "`python -c 'import mxnet'` works (NVIDIA's MXNet container), or drop "
-                 "MXNET=preinstalled to install the PyPI build")
-    print(f"MXNet {found.stdout.strip()} is already installed: keeping it", flush=True)
-    course = [r for r in reqs["course"] if _name(r) not in (CPU_DIST, GPU_DIST)]
-    _pip("install", "--quiet", *course)
-    _pip("install", "--quiet", "--no-deps", "--no-warn-conflicts", "--editable", ".")
-
-
-PREINSTALLED_PTH = "_tutorial_preinstalled.pth"
-
-
-def see_packages(venv):
-    """Let the environment ``venv`` see this interpreter's packages (its MXNet above all),
-    after its own: ``--system-site-packages`` does that for a system Python, this also for
-    an interpreter that is itself a virtual environment."""
-    import site
-    lib = Path(venv) / "lib"
-    target = next(lib.glob("python3*/site-packages"))
-    dirs = [d for d in site.getsitepackages() + [site.getusersitepackages()] if Path(d).is_dir()]
-    (target / PREINSTALLED_PTH).write_text("\n".join(dirs) + "\n")
-    print(f"{venv} sees the packages of {sys.executable}: {', '.join(dirs)}", flush=True)
 
 
 def _install_build(build, reqs):
@@ -288,7 +260,8 @@ def main(argv=None):
     elif args.command == "install":
         install(args.build)
     elif args.command == "see-packages":
-        see_packages(args.venv)
+        from tutorial import preinstalled
+        preinstalled.see_packages(args.venv)
     else:
         problems = check()
         driver = DRIVER_LIB not in parse_ldd(ldd())[0]

@@ -120,7 +120,7 @@ def build_wheel(requirement, build_requires, build, folder):
     # --no-cache-dir (in build_into): pip's own wheel cache is keyed by the download alone, so
     # it would hand a CPU build back to a GPU set-up; the folder keyed by MXNet build and
     # Python is the cache.
-    return build_into(folder, ["--no-build-isolation", requirement], env=env)
+    return build_into(folder, ["--no-build-isolation", requirement], env=env, pip=_pip)
 
 
 def install(build, cache=None, prefix=None):

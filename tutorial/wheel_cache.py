@@ -49,8 +49,14 @@ def wheel_in(folder, project):
     return found[-1] if found else None
 
 
-def build_into(folder, pip_args, env=None):
+def _run_pip(*args, env=None):
+    print("+ pip " + " ".join(map(str, args)), flush=True)
+    return subprocess.run([sys.executable, "-m", "pip", *map(str, args)], env=env).returncode
+
+
+def build_into(folder, pip_args, env=None, pip=_run_pip):
     """``pip wheel *pip_args`` into ``folder``, made only when a wheel comes out; True if so.
+    ``pip(*args, env=...)`` runs pip and returns its exit code.
 
     The build runs in a scratch folder beside ``folder`` and is renamed into place whole,
     so an interrupted build never leaves a folder that looks like a cached wheel.
@@ -59,10 +65,7 @@ def build_into(folder, pip_args, env=None):
     folder.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".building-", dir=folder.parent))
     start = time.monotonic()
-    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", *map(str, pip_args),
-           "-w", str(scratch)]
-    print("+ " + " ".join(cmd[2:]), flush=True)
-    code = subprocess.run(cmd, env=env).returncode
+    code = pip("wheel", "--no-deps", "--no-cache-dir", *pip_args, "-w", scratch, env=env)
     if code != 0 or not any(scratch.glob("*.whl")):
         shutil.rmtree(scratch, ignore_errors=True)
         return False

@@ -30,13 +30,16 @@ def _environment_yml():
 def test_every_dependency_is_pinned_exactly():
     pinned = _pyproject_pins()
     assert pinned["mxnet"] == "1.9.1"
-    assert tuple(int(p) for p in pinned["numpy"].split(".")[:2]) < (1, 24), \
-        "numpy >= 1.24 breaks `import mxnet` (np.bool)"
+    assert (1, 24) <= tuple(int(p) for p in pinned["numpy"].split(".")[:2]) < (2, 0), \
+        "mxnet 1.9.1 needs numpy < 2; from 1.24 on, tutorial/numpy_aliases.py restores np.bool & co."
+    assert "d2l" not in pinned, "d2l's own pins (numpy 1.23.5, ...) do not install on 3.12"
 
 
 def test_environment_yml_mirrors_pyproject():
     python, env_pins = _environment_yml()
-    assert python == "3.11"
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    low, high = re.match(r">=3\.(\d+),<3\.(\d+)", project["requires-python"]).groups()
+    assert int(low) <= int(python.split(".")[1]) < int(high)
     assert env_pins == _pyproject_pins()
 
 
@@ -46,9 +49,31 @@ def test_installed_metadata_matches_pyproject():
     assert runtime and runtime == {k: pins()[k] for k in runtime}
 
 
-def test_python_upper_bound_is_declared():
+def test_supported_pythons_are_declared_once_and_agree():
+    """pyproject.toml, the Makefile's check and the self-check name the same versions."""
+    from tutorial.check.environment import SUPPORTED_PYTHONS
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert "<3.12" in project["requires-python"]
+    assert project["requires-python"] == ">=3.11,<3.14"
+    assert SUPPORTED_PYTHONS == ((3, 11), (3, 13))
+    assert "SUPPORTED := (3, 11) <= sys.version_info[:2] <= (3, 13)" in \
+        (ROOT / "Makefile").read_text()
+
+
+def test_pip_check_reports_only_d2ls_stale_pins():
+    """d2l is installed without its dependencies (pyproject.toml says why): `pip check` may
+    name d2l's pins and its `jupyter` metapackage (the course installs JupyterLab and
+    Notebook themselves), and nothing else."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "pip", "check"], capture_output=True,
+                          text=True)
+    lines = [l for l in done.stdout.splitlines() if l.strip()]
+    others = [l for l in lines if not l.startswith("d2l 1.0.3 ")]
+    assert others == [] or others == ["No broken requirements found."], done.stdout
+    named = {re.match(r"d2l 1.0.3 (?:has requirement|requires) ([\w-]+)", l).group(1).lower()
+             for l in lines if l.startswith("d2l")}
+    assert named <= {"numpy", "matplotlib", "pandas", "scipy", "requests",
+                     "matplotlib-inline", "jupyter"}, named
 
 
 def test_second_make_does_not_reinstall():
