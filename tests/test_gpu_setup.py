@@ -8,10 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-try:
-    import tomllib
-except ModuleNotFoundError:        # Python 3.10: pytest's own dependency tomli
-    import tomli as tomllib
+import tomllib
 
 import pytest
 

@@ -9,10 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-try:
-    import tomllib
-except ModuleNotFoundError:        # Python 3.10: pytest's own dependency tomli
-    import tomli as tomllib
+import tomllib
 
 import pytest
 

@@ -69,7 +69,7 @@ def wanted_build(environ=None):
     return "cpu", "no working nvidia-smi"
 
 
-# -- the pins, read from pyproject.toml (tomllib is not in Python 3.9 and 3.10) ---------
+# -- the pins, read without tomllib: `want` runs under any python3, before its version check
 
 def toml_array(text, table, key):
     """The strings of ``key = [...]`` in ``[table]`` of a simple TOML text."""

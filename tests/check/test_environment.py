@@ -3,10 +3,7 @@
 import re
 from pathlib import Path
 
-try:
-    import tomllib
-except ModuleNotFoundError:     # Python < 3.11: the same parser, as pytest's own dependency
-    import tomli as tomllib
+import tomllib
 
 from tutorial.check.environment import pins
 
