@@ -95,7 +95,7 @@ NBVAL := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q --nbval notebooks slides \
 # Unit tests and doctests, two at a time (pytest-xdist: most of their time is spent waiting
 # on subprocesses, clusters and browsers; tests that share a port or a browser run in one
 # worker, tests/conftest.py). CI runs them under every supported Python.
-UNIT := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q -n 2 --dist loadgroup tests --doctest-modules tutorial
+UNIT := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q -rs -n 2 --dist loadgroup tests --doctest-modules tutorial
 unit: $(STAMP) $(OFFLINE)
 	$(UNIT)
 

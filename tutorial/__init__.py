@@ -21,10 +21,16 @@ Subpackages, one idea per file:
 - ``tutorial.viz``      widgets and plots (pure models, views that only draw)
 - ``tutorial.quizzes``  each notebook's quiz as data (an explanation per option), the grader
 - ``tutorial.check``    the setup self-check and the exercise checkers
+- ``tutorial.d2l_reference`` d2l's own MXNet functions, run as an independent reference
 
 Tools around the course, not used by the notebooks:
 
 - ``tutorial.gpu_setup`` put the CPU or the GPU build of MXNet into the virtual environment
+- ``tutorial.preinstalled`` the course beside an MXNet the interpreter already has (NVIDIA's
+  container: ``make lab MXNET=preinstalled``)
+- ``tutorial.numpy_aliases`` give MXNet the numpy aliases numpy 1.24 removed, in every process
+  of the environment (a ``.pth`` hook the set-up installs)
+- ``tutorial.wheel_cache`` wheels built from source once (numpy on Python 3.13, Horovod)
 - ``tutorial.horovod_setup`` build Horovod once per MXNet build, install it from its cached wheel
 - ``tutorial.lab``      start JupyterLab on the course (``make lab``) or the deck (``make slides``)
 - ``tutorial.notebooks`` maintainer tools: execute, check and build the notebooks
