@@ -121,6 +121,8 @@ def install(build):
     """Install the course with the ``build`` of MXNet into this environment: 'cpu', 'gpu',
     or 'preinstalled' (an MXNet the environment already sees, as in NVIDIA's container)."""
     reqs = requirements()
+    # First, so that every MXNet this environment imports from here on has numpy's aliases.
+    print(f"+ numpy aliases for mxnet: {numpy_aliases.install(site_packages())}", flush=True)
     numpy_wheels = source_built(next(r for r in reqs["course"] if _name(r) == "numpy"))
     if numpy_wheels:    # Python 3.13: the numpy wheel built here once, for every pip below
         os.environ["PIP_FIND_LINKS"] = " ".join(
@@ -132,7 +134,6 @@ def install(build):
     else:
         _install_build(build, reqs)
     _pip("install", "--quiet", "--no-deps", *reqs["nodeps"])
-    print(f"+ numpy aliases for mxnet: {numpy_aliases.install(site_packages())}", flush=True)
     problems = check() if shutil.which("ldd") else []
     if problems:
         sys.exit(f"the {build.upper()} build of MXNet cannot load: " + "; ".join(problems))
