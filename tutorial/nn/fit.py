@@ -25,8 +25,7 @@ from mxnet import autograd, gluon
 
 from tutorial.batch_checks import check_features, check_labels, net_shape
 from tutorial.optim.options import check_optimizer_options
-from tutorial.parallel.finite import check_loss, check_parameters
-from tutorial.parallel.reports import TrainingDiverged
+from tutorial.finite import TrainingDiverged, check_loss, check_parameters
 from tutorial.validate import check_count
 
 

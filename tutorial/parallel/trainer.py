@@ -37,7 +37,7 @@ from tutorial.devices import check_devices
 from tutorial.engine import check_even_shards, check_sync_batchnorm, sync_layers
 from tutorial.optim.options import check_optimizer, check_optimizer_options
 from tutorial.parallel.aggregation import make_aggregator
-from tutorial.parallel.finite import check_loss, check_parameters
+from tutorial.finite import check_loss, check_parameters
 from tutorial.parallel.reports import StepReport
 from tutorial.parallel.running_stats import average_over_devices, running_stats
 from tutorial.parallel.split import split_batch
