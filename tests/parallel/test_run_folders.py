@@ -99,3 +99,8 @@ def test_the_lock_file_of_a_dead_launcher_is_removed_at_the_next_claim(tmp_path,
 def test_a_digits_job_refuses_settings_it_could_not_train_with(field, value):
     with pytest.raises(ValueError, match=field.split("_")[0]):
         DigitsJob(**{field: value})
+
+
+def test_a_temporary_run_folder_can_be_handed_to_an_inner_launcher(tmp_path):
+    with run_directory() as outer, run_directory(outer) as inner:
+        assert inner == outer

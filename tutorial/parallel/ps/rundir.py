@@ -77,6 +77,7 @@ def run_directory(run_dir=None):
     remove_stale_folders()
     path = Path(tempfile.mkdtemp(prefix=PREFIX))
     (path / OWNER).write_text(str(os.getpid()))
+    (path / MARK).write_text("logs and results of a cluster run of this course\n")
     keep = False
     try:
         yield path
