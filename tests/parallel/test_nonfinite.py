@@ -25,7 +25,7 @@ from tutorial.parallel.workload import digits_batches, mlp
 
 TWO = [mx.cpu(0), mx.cpu(1)]
 TRAINERS = [DataParallelTrainer, GluonDataParallel]
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repo
 
 
 class Inject(autograd.Function):
