@@ -104,3 +104,11 @@ def test_a_digits_job_refuses_settings_it_could_not_train_with(field, value):
 def test_a_temporary_run_folder_can_be_handed_to_an_inner_launcher(tmp_path):
     with run_directory() as outer, run_directory(outer) as inner:
         assert inner == outer
+
+
+def test_a_worker_whose_loss_becomes_nan_stops_with_training_diverged():
+    from tutorial.finite import TrainingDiverged
+    from tutorial.parallel.ps.digits_job import train
+    job = DigitsJob(steps=6, batch_per_worker=8, hidden=(16,), learning_rate=1e30)
+    with within(60, "train"), pytest.raises(TrainingDiverged, match="the loss became"):
+        train(job, kvstore=None, rank=0, num_workers=1, log=lambda line: None)

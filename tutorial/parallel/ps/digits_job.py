@@ -82,6 +82,7 @@ def train(job, kvstore, rank, num_workers, worker_index=None, log=print):
     from mxnet import autograd, gluon
 
     from tutorial.data import load_digits
+    from tutorial.finite import check_finite
     from tutorial.parallel.workload import mlp
 
     net = mlp(hidden=job.hidden, seed=job.seed)
@@ -102,7 +103,8 @@ def train(job, kvstore, rank, num_workers, worker_index=None, log=print):
             loss = loss_fn(net(Xr), yr)
         loss.backward()
         trainer.step(total)                 # the TOTAL batch over all workers
-        losses.append(float(loss.mean().asscalar()))          # waits for the step
+        losses.append(check_finite(float(loss.mean().asscalar()), step,   # waits for it
+                                   job.learning_rate))
         now = time.perf_counter()
         step_seconds.append(now - last)
         last = now
