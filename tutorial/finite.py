@@ -112,7 +112,7 @@ def _advice(learning_rate):
 
 
 def check_loss(loss, params, step, learning_rate):
-    """:func:`~tutorial.parallel.reports.check_finite` for the loss, but when the loss is
+    """:func:`check_finite` for the loss, but when the loss is
     not finite and a weight is not either, the error names the weight (the cause).
 
     Costs nothing extra while the loss is finite. Without oneDNN a NaN weight makes the

@@ -115,7 +115,7 @@ def fit(net, X_train, y_train, X_val, y_val, epochs, learning_rate=0.1, batch_si
                     best weights are restored when it stops and when the epochs run out.
     on_epoch:       ``f(history)`` called after each epoch (to print or plot live).
 
-    A run that diverges stops with :class:`~tutorial.parallel.reports.TrainingDiverged`
+    A run that diverges stops with :class:`~tutorial.finite.TrainingDiverged`
     at the first minibatch (``step``, counted over all epochs) whose loss, gradient or
     weight is NaN or infinite, before that update; ``error.history`` has the curves so far.
     Bad input (rows that do not fit the net, labels that are not its classes, settings
