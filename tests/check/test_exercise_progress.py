@@ -104,12 +104,16 @@ def test_an_endless_loop_stops_at_the_limit(copies):
                                         "        pass\n")
     endless_default = "def clip_by_global_norm(grads, max_norm=[0 for _ in iter(int, 1)]):\n"
     with_answer(copies, "02_momentum", endless_default + "    return grads\n")
+    c_level_default = "def adam_step(w, g, m, v, t, lr, b1, b2, eps, n=sum(range(10**10))):\n"
+    with_answer(copies, "03_adaptive", c_level_default + "    return w, m, v\n")
     with within(30, "progress with endless loops"):
         found = statuses(copies)
     assert found["staleness_lr"].startswith(f"not yet: your staleness_lr did not return within "
                                             f"{LIMIT_S:g} s")
     assert found["clip_by_global_norm"] == (f"cannot check: defining clip_by_global_norm did "
                                             f"not finish within {LIMIT_S:g} s")
+    assert found["adam_step"] == (f"cannot check: defining adam_step did not finish within "
+                                  f"{LIMIT_S:g} s")
 
 
 def test_broken_notebooks_get_one_clear_line(copies):
