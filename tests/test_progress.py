@@ -1,5 +1,7 @@
 """tutorial.progress: the line's text, its rate limit, and silence outside a kernel."""
 
+import itertools
+
 import pytest
 
 from tutorial.progress import Progress, format_seconds, progress_line, track
@@ -76,3 +78,29 @@ def test_in_fast_mode_a_kernel_shows_nothing(monkeypatch):
     assert Progress("fast", 2)._widget is None
     monkeypatch.setenv("TUTORIAL_FAST", "0")
     assert Progress("full", 2)._widget is not None
+
+
+def test_track_reads_an_iterator_without_a_length_one_item_at_a_time():
+    def endless():
+        for i in itertools.count():
+            if i > 100:
+                raise AssertionError("track read ahead of the loop (it would eat the memory)")
+            yield i
+
+    for item in track(endless(), "train"):
+        break
+    assert item == 0
+    assert list(track(iter(range(5)), "five")) == [0, 1, 2, 3, 4]
+
+
+def test_a_line_without_a_total_counts_what_is_done():
+    assert progress_line("train", 0, None, 0.0) == "train: starting"
+    assert progress_line("train", 7, None, 65.0) == "train: 7 done, 1 min 5 s elapsed"
+
+
+@pytest.mark.parametrize("by", [-5, 0.5, float("nan"), "1"])
+def test_advance_refuses_a_step_that_is_not_a_whole_number_of_units(by):
+    progress = Progress("fit", 10, show=False)
+    with pytest.raises(ValueError, match="by must be a whole number >= 0"):
+        progress.advance(by=by)
+    assert progress.done == 0

@@ -10,6 +10,8 @@ Subpackages, one idea per file:
 - ``tutorial.engine``   MXNet engine settings SyncBatchNorm needs on CPU contexts (set
   before ``import mxnet``)
 - ``tutorial.batch_checks`` does a batch fit the net: feature count, class labels
+- ``tutorial.finite``   the stop at the first NaN/infinity in a loss, gradient or weight
+  (every training loop: ``nn.fit``, the trainers, local SGD, the pipeline)
 - ``tutorial.data``     offline data sets with checksums
 - ``tutorial.optim``    optimizers as small transformations, schedules, the Gluon adapter
 - ``tutorial.surfaces`` two-dimensional test functions for watching optimizers move

@@ -19,6 +19,8 @@ from any widget:
 'sweep: 5 of 20 (25%), 30 s elapsed, about 1 min 30 s left'
 >>> progress_line("sweep", 20, 20, 125.0, detail="batch 512")
 'sweep: done, 20 of 20 in 2 min 5 s (batch 512)'
+>>> progress_line("train", 7, None, 65.0)        # an endless stream: no total
+'train: 7 done, 1 min 5 s elapsed'
 """
 
 import math
@@ -43,9 +45,13 @@ def format_seconds(seconds):
 def progress_line(what, done, total, elapsed, detail=""):
     """The text of the line after ``done`` of ``total`` units took ``elapsed`` seconds.
 
-    Time left assumes the remaining units take as long as the finished ones did.
+    Time left assumes the remaining units take as long as the finished ones did;
+    ``total=None`` (a stream of unknown length) counts what is done.
     """
     tail = f" ({detail})" if detail else ""
+    if total is None:
+        return (f"{what}: {done} done, {format_seconds(elapsed)} elapsed{tail}" if done
+                else f"{what}: starting{tail}")
     if done == 0:
         return f"{what}: starting (0 of {total}){tail}"
     if done >= total:
@@ -65,7 +71,8 @@ def _in_kernel():
 
 
 class Progress:
-    """A live progress line for ``total`` units of work (see the module docstring).
+    """A live progress line for ``total`` units of work (see the module docstring);
+    ``total=None`` when the number is not known (an endless stream of batches).
 
     ``show=None`` shows it only inside a Jupyter kernel at full size; ``clock`` is
     injectable for tests. Updates reach the browser at most every ``min_interval`` seconds, and always
@@ -74,7 +81,8 @@ class Progress:
 
     def __init__(self, what, total, show=None, clock=time.monotonic, min_interval=0.25):
         self.what = str(what)
-        self.total = check_count("total", total, low=0, what="units of work the line counts")
+        self.total = None if total is None else check_count(
+            "total", total, low=0, what="units of work the line counts")
         self.done = 0
         self.detail = ""
         self._clock = clock
@@ -97,13 +105,14 @@ class Progress:
 
     def update(self, done, detail=""):
         """``done`` units are done in all (for work that reports totals, not steps)."""
-        self.done = max(0, min(self.total, int(done)))
+        self.done = max(0, int(done) if self.total is None else min(self.total, int(done)))
         self.detail = str(detail)
         self._draw(force=self.done == self.total)
 
     def advance(self, detail="", by=1):
         """``by`` more units are done; ``detail`` says which (e.g. 'batch 512')."""
-        self.done = min(self.total, self.done + by)
+        by = check_count("by", by, low=0, what="units of work just done")
+        self.done = self.done + by if self.total is None else min(self.total, self.done + by)
         self.detail = str(detail)
         self._draw(force=self.done == self.total)
 
@@ -130,9 +139,14 @@ class Progress:
 
 
 def track(items, what, total=None, show=None):
-    """Yield from ``items`` while a Progress line counts them (``total`` defaults to len)."""
-    items = list(items) if total is None and not hasattr(items, "__len__") else items
-    with Progress(what, len(items) if total is None else total, show=show) as progress:
+    """Yield from ``items`` while a Progress line counts them (``total`` defaults to len).
+
+    Items are read one at a time, as the loop asks for them: an iterator without a length
+    (an endless stream of batches) is never read ahead, and its line has no total.
+    """
+    if total is None and hasattr(items, "__len__"):
+        total = len(items)
+    with Progress(what, total, show=show) as progress:
         for item in items:
             yield item
             progress.advance()

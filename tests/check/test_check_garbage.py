@@ -8,8 +8,10 @@ yet: ...")`` naming the mistake, without a traceback and without giving the answ
 that hangs fails the test instead of hanging the run.
 """
 
+import os
 import re
 import signal
+import sys
 import threading
 import time
 
@@ -59,6 +61,30 @@ def swallows_everything(*args, **kwargs):
             pass
 
 
+def swallows_with_bare_except(*args, **kwargs):
+    while True:
+        try:
+            time.sleep(0.01)
+        except:                           # noqa: E722 (a bare except swallows even the limit)
+            pass
+
+
+def loops_in_c(*args, **kwargs):
+    return sum(range(10**10))             # one C call: no Python signal handler runs inside
+
+
+def exits(*args, **kwargs):
+    sys.exit("bye")
+
+
+def interrupts(*args, **kwargs):
+    raise KeyboardInterrupt
+
+
+def ends_the_process(*args, **kwargs):
+    os._exit(3)
+
+
 GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for every exercise)
     ("None", None, "but got None. Run the cell that defines"),
     ("nan", float("nan"), r"got a float \(nan\), which looks like a result, not a function"),
@@ -69,6 +95,11 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
     ("spins", spins, f"did not return within {LIMIT_S:g} s \\(an infinite loop\\?\\)"),
     ("sleeps", sleeps, f"did not return within {LIMIT_S:g} s"),
     ("swallows", swallows_everything, f"did not return within {LIMIT_S:g} s"),
+    ("bare except", swallows_with_bare_except, f"did not return within {LIMIT_S:g} s"),
+    ("C-level loop", loops_in_c, f"did not return within {LIMIT_S:g} s"),
+    ("sys.exit", exits, r"called sys.exit\('bye'\), which would end the notebook's kernel"),
+    ("KeyboardInterrupt", interrupts, "raised KeyboardInterrupt"),
+    ("os._exit", ends_the_process, r"ended the process it ran in \(exit code 3"),
     ("stub", stub, "Not written yet: replace the `raise NotImplementedError`"),
     ("returns None", lambda *a, **k: None, {
         "piecewise_constant_lr":
@@ -172,3 +203,26 @@ def test_a_bad_time_limit_is_refused(seconds):
 
 def test_time_limit_exceeded_is_not_an_exception():
     assert not issubclass(TimeLimitExceeded, Exception)
+
+
+def test_what_the_answer_printed_is_shown_with_the_verdict(capsys):
+    def chatty(*args, **kwargs):
+        print("my debug line")
+        raise RuntimeError("boom")
+
+    with within(30, "a checker on a printing answer"):
+        verdict = CHECKERS["step_batch"](chatty, time_limit_s=LIMIT_S)
+    assert "raised RuntimeError: boom" in verdict.text
+    assert "my debug line" in capsys.readouterr().out
+
+
+def test_what_an_endless_answer_printed_before_it_was_stopped_is_shown(capsys):
+    def chatty_forever(*args, **kwargs):
+        print("still going", flush=True)
+        while True:
+            pass
+
+    with within(30, "a checker on a printing endless answer"):
+        verdict = CHECKERS["step_batch"](chatty_forever, time_limit_s=LIMIT_S)
+    assert "did not return within" in verdict.text
+    assert "still going" in capsys.readouterr().out

@@ -6,7 +6,7 @@ import pytest
 from mxnet import gluon
 
 from tutorial.nn import Dropout, accuracy, fit
-from tutorial.parallel.reports import TrainingDiverged
+from tutorial.finite import TrainingDiverged
 
 
 def _data(n=160, seed=0):

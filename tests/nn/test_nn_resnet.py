@@ -6,8 +6,12 @@ import pytest
 from mxnet import autograd, gluon
 from mxnet.gluon.contrib.nn import SyncBatchNorm
 
+from bounded import within
+from tutorial import engine
 from tutorial.data import load_mnist5k_images
+from tutorial.nn.fit import fit
 from tutorial.nn.resnet import NORMS, norm_layers, resnet
+from tutorial.parallel.batchnorm_devices import first_step
 from tutorial.parallel.workload import mnist_batches
 
 
@@ -23,7 +27,7 @@ def test_every_norm_maps_images_to_class_scores(norm):
 
 def test_the_norm_argument_picks_the_layer():
     assert {type(n) for n in norm_layers(resnet(norm="batch"))} == {gluon.nn.BatchNorm}
-    assert {type(n) for n in norm_layers(resnet(norm="sync", num_devices=2))} == {SyncBatchNorm}
+    assert all(isinstance(n, SyncBatchNorm) for n in norm_layers(resnet("sync", num_devices=2)))
     assert norm_layers(resnet(norm=None)) == []
     # stem + 2 per block + the one projection shortcut, per stage layout (1 block each)
     assert len(norm_layers(resnet(blocks=2))) == 1 + 2 * 4 + 1
@@ -113,3 +117,44 @@ def test_bad_arguments_are_explained(kwargs, words):
     with pytest.raises(ValueError, match=words.replace("[", r"\[").replace("]", r"\]")
                        .replace("(", r"\(").replace(")", r"\)")):
         resnet(**kwargs)
+
+
+def test_a_sync_net_refuses_a_training_forward_outside_the_trainers():
+    net = resnet("sync", num_devices=2, channels=(4, 8))
+    with within(30, "a training-mode forward"), pytest.raises(
+            ValueError, match="SyncBatchNorm layers wait for num_devices=2 devices"):
+        with autograd.record():
+            net(mx.nd.zeros((2, 1, 28, 28)))
+    assert net(mx.nd.zeros((2, 1, 28, 28))).shape == (2, 10)     # prediction mode: no wait
+
+
+def test_fit_refuses_a_sync_net_built_for_several_devices():
+    X, y = load_mnist5k_images()
+    net = resnet("sync", num_devices=2, channels=(4, 8))
+    with within(30, "fit"), pytest.raises(ValueError, match="wait for num_devices=2 devices"):
+        fit(net, X[:16], y[:16], X[:8], y[:8], epochs=1, batch_size=8)
+
+
+def test_a_sync_net_for_one_device_trains_anywhere():
+    X, y = load_mnist5k_images()
+    net = resnet("sync", num_devices=1, channels=(4, 8))
+    with within(60, "fit"):
+        fit(net, X[:16], y[:16], X[:8], y[:8], epochs=1, batch_size=8)
+
+
+def test_a_sync_net_cannot_be_hybridized():
+    with pytest.raises(ValueError, match="runs imperatively"):
+        resnet("sync", num_devices=2, channels=(4, 8)).hybridize()
+
+
+def test_first_step_refuses_sync_without_the_engine_settings(monkeypatch):
+    for name in (engine.THREADS_VAR, engine.TEMP_VAR):
+        monkeypatch.delenv(name, raising=False)
+    with within(30, "first_step"), pytest.raises(ValueError, match="allow_sync_batchnorm"):
+        first_step([mx.cpu(0), mx.cpu(1)], 2, modes=("sync",), channels=(4, 8))
+
+
+@pytest.mark.parametrize("shape", [(2, 784), (2, 28, 28), (2, 3, 28, 28), (2, 1, 8, 8)])
+def test_images_of_another_shape_are_refused_with_a_sentence(shape):
+    with pytest.raises(ValueError, match=r"takes images of shape \(N, 1, 28, 28\)"):
+        resnet(channels=(4, 8))(mx.nd.zeros(shape))

@@ -6,11 +6,14 @@ import mxnet as mx
 import numpy as np
 import pytest
 
+from bounded import within
 from tutorial.compare import relative_difference
-from tutorial.parallel.compression import (MXNetTwoBitAggregation, majority_vote,
-                                           payload_bytes, two_bit_quantise)
+from tutorial.finite import TrainingDiverged
+from tutorial.parallel.compression import (MXNetTwoBitAggregation, TwoBitAggregation,
+                                           majority_vote, payload_bytes, two_bit_quantise)
 from tutorial.parallel.compression_study import bytes_per_step, train_scheme
 from tutorial.parallel.scaling_workload import ScalingJob
+from tutorial.parallel.trainer import DataParallelTrainer
 
 SHAPE = (37,)
 
@@ -121,3 +124,38 @@ def test_a_scheme_needs_one_device_per_worker_and_a_known_name():
         train_scheme(JOB, DEVICES[:2], "none")
     with pytest.raises(ValueError, match="scheme must be"):
         train_scheme(JOB, DEVICES, "4bit")
+
+
+def test_the_quantiser_refuses_a_nan_gradient_instead_of_keeping_it_in_the_residual():
+    with pytest.raises(TrainingDiverged, match="gradient holds NaN .*value 1"):
+        two_bit_quantise([0.1, np.nan], [0.0, 0.0], threshold=0.5)
+    with pytest.raises(TrainingDiverged, match="residual holds an infinity"):
+        two_bit_quantise([0.1, 0.2], [0.0, np.inf], threshold=0.5)
+
+
+def test_a_trainer_with_two_bit_aggregation_stops_on_a_nan_input():
+    job = ScalingJob(steps=2, batch_per_worker=8, workers=2, learning_rate=0.3, hidden=(16,))
+    trainer = DataParallelTrainer(job.net(), [mx.cpu(0), mx.cpu(1)], "sgd",
+                                  TwoBitAggregation(0.5), learning_rate=0.3)
+    X, y = next(job.batches())
+    X = X.copy()
+    X[2, 7] = np.nan
+    with within(60, "step"), pytest.raises(TrainingDiverged, match="gradient of .* at step 1"):
+        trainer.step(X, y, timed=False)
+
+
+@pytest.mark.parametrize("threshold", [float("nan"), -1.0, 0.0, float("inf")])
+def test_mxnets_compressed_kvstore_refuses_a_bad_threshold_with_a_sentence(threshold):
+    job = ScalingJob(steps=1, batch_per_worker=8, workers=2, learning_rate=0.3, hidden=(16,))
+    with within(60, "train_scheme"), pytest.raises(ValueError,
+                                                   match="threshold=.* is out of range"):
+        train_scheme(job, [mx.cpu(0), mx.cpu(1)], "2bit", threshold=threshold, source="mxnet")
+
+
+@pytest.mark.parametrize("grads, says", [
+    ([], "majority_vote needs the gradients of at least one worker"),
+    ([[1.0, 2.0], [1.0]], "worker 1's gradient has shape \\(1,\\) but worker 0's \\(2,\\)"),
+])
+def test_majority_vote_refuses_no_workers_and_ragged_shapes(grads, says):
+    with pytest.raises(ValueError, match=says):
+        majority_vote(grads)

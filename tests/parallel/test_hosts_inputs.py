@@ -144,3 +144,21 @@ def test_horovod_over_hosts_needs_a_rendezvous_on_this_machine():
                              rendezvous_address="192.0.2.9")
     with pytest.raises(ValueError, match="num_ranks=3 is more than the 2 slots"):
         run_horovod_on_hosts(["-c", "pass"], "192.0.2.1:2", interface="eth0", num_ranks=3)
+
+
+def test_an_interface_this_machine_lacks_is_refused_when_it_is_one_of_the_hosts():
+    with pytest.raises(ValueError, match="this machine has no network interface 'bogus0' "
+                                         "\\(it has .*lo"):
+        check_interface("bogus0", parse_hosts("127.0.0.1:1"))
+    assert check_interface("bogus0", parse_hosts("192.0.2.1:1")) == "bogus0"   # not ours to see
+    assert check_interface("lo", parse_hosts("127.0.0.1:1")) == "lo"
+
+
+def test_the_launchers_refuse_an_unknown_interface_before_starting_anything():
+    from tutorial.parallel.hosts.pslite import run_cluster_on_hosts
+    with pytest.raises(ValueError, match="no network interface 'bogus0'"):
+        run_cluster_on_hosts(["-c", "pass"], "127.0.0.1:1", interface="bogus0")
+    with pytest.raises(ValueError, match="no network interface 'bogus0'"):
+        train_on_cluster(object.__new__(type("J", (), {"to_json": lambda self: "{}",
+                                                       "steps": 1})),
+                         hosts="127.0.0.1:1", interface="bogus0")

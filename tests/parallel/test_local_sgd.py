@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 from mxnet import gluon
 
+from bounded import within
 from tutorial.compare import relative_difference
+from tutorial.finite import TrainingDiverged
 from tutorial.parallel.local_sgd import LocalSGD, averaging_steps, train_local_sgd
 from tutorial.parallel.scaling_workload import ScalingJob
 from tutorial.parallel.trainer import DataParallelTrainer
@@ -110,3 +112,27 @@ def test_a_batch_that_does_not_split_evenly_is_refused():
 def test_a_scaling_job_refuses_bad_sizes(kwargs, message):
     with pytest.raises(ValueError, match=message):
         ScalingJob(**kwargs)
+
+
+def test_a_nan_input_stops_local_sgd_before_the_update():
+    def poisoned():
+        for X, y in JOB.batches():
+            X = X.copy()
+            X[3, 5] = np.nan
+            yield X, y
+
+    with within(60, "train_local_sgd"), pytest.raises(TrainingDiverged, match="at step 1"):
+        train_local_sgd(JOB.net(), DEVICES, poisoned(), 4, period=2,
+                        learning_rate=JOB.learning_rate)
+
+
+def test_fewer_batches_than_steps_are_refused_with_a_sentence():
+    batches = [next(JOB.batches())] * 3
+    with within(60, "train_local_sgd"), pytest.raises(
+            ValueError, match="batches ran out after 3 of the 5 steps"):
+        train_local_sgd(JOB.net(), DEVICES, iter(batches), 5, period=2,
+                        learning_rate=JOB.learning_rate)
+    with within(60, "train_local_sgd"), pytest.raises(
+            ValueError, match="batches ran out after 3 of the 5 steps"):
+        train_local_sgd(JOB.net(), DEVICES, batches, 5, period=2,
+                        learning_rate=JOB.learning_rate)

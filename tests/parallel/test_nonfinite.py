@@ -16,16 +16,16 @@ import pytest
 from mxnet import autograd, gluon
 
 from tutorial.nn import fit
-from tutorial.parallel import finite
+from tutorial import finite
 from tutorial.parallel.concise import GluonDataParallel
 from tutorial.parallel.equivalence import parameters
-from tutorial.parallel.reports import TrainingDiverged
+from tutorial.finite import TrainingDiverged
 from tutorial.parallel.trainer import DataParallelTrainer
 from tutorial.parallel.workload import digits_batches, mlp
 
 TWO = [mx.cpu(0), mx.cpu(1)]
 TRAINERS = [DataParallelTrainer, GluonDataParallel]
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repo
 
 
 class Inject(autograd.Function):
@@ -211,7 +211,7 @@ def test_dashboard_run_fails_with_the_parameter_named(monkeypatch):
 
 SCRIPT = textwrap.dedent("""
     import mxnet as mx, numpy as np
-    from tutorial.parallel.reports import TrainingDiverged
+    from tutorial.finite import TrainingDiverged
     from tutorial.parallel.trainer import DataParallelTrainer
     from tutorial.parallel.workload import digits_batches, mlp
     net = mlp(hidden=(8,))

@@ -7,7 +7,7 @@ import pytest
 from tutorial.parallel.aggregation import nccl_available
 from tutorial.parallel.concise import GluonDataParallel, allreduce_then_update, gluon_trainer
 from tutorial.parallel.equivalence import parameters
-from tutorial.parallel.reports import TrainingDiverged
+from tutorial.finite import TrainingDiverged
 from tutorial.parallel.trainer import DataParallelTrainer
 from tutorial.parallel.workload import digits_batches, mlp
 

@@ -4,6 +4,9 @@ import mxnet as mx
 import numpy as np
 import pytest
 
+from bounded import within
+from tutorial.finite import TrainingDiverged
+from tutorial.nn.resnet import resnet
 from tutorial.parallel.pipeline import schedules as sch
 from tutorial.parallel.pipeline.async_pipeline import train
 from tutorial.parallel.pipeline.executor import microbatches, run
@@ -75,11 +78,54 @@ def test_run_refuses_a_plan_that_does_not_fit(stages):
         run(stages, sch.gpipe(2, 2), [(X, y), X], lr=0.1)
 
 
-def test_a_failing_stage_stops_the_run_with_its_own_error(stages):
+def test_a_micro_batch_whose_features_do_not_fit_the_net_is_refused_before_any_work(stages):
     X, y = np.zeros((8, 64), np.float32), np.zeros(8)
     wrong_width = [(X[:4], y[:4]), (np.zeros((4, 7), np.float32), y[4:])]
-    with pytest.raises(mx.base.MXNetError):
+    with within(60, "run"), pytest.raises(ValueError, match="micro-batch 1: each sample has 7 "
+                                                            "features .* first layer takes 64"):
         run(stages, sch.gpipe(2, 2), wrong_width, lr=0.1, concurrent=True, wait_limit_s=20)
+
+
+@pytest.mark.parametrize("update", ["step", "backward"])
+def test_a_nan_input_is_refused_before_it_reaches_the_weights(stages, update):
+    X, y = np.ones((8, 64), np.float32), np.zeros(8)
+    X[5, 3] = np.nan
+    before = [p.data().asnumpy() for s in range(2) for p in stages.params(s)]
+    with within(60, "run"), pytest.raises(ValueError, match="micro-batch 1 holds NaN or an "
+                                                            "infinity in X \\(row 1\\)"):
+        run(stages, sch.gpipe(2, 2), microbatches(X, y, 2), lr=0.1, update=update)
+    after = [p.data().asnumpy() for s in range(2) for p in stages.params(s)]
+    assert all((a == b).all() for a, b in zip(before, after))
+
+
+@pytest.mark.parametrize("update", ["step", "backward"])
+def test_a_nan_weight_stops_the_run_with_training_diverged(stages, update):
+    X, y = np.ones((8, 64), np.float32), np.zeros(8)
+    weight = stages.params(1)[0]
+    weight.set_data(mx.nd.full(weight.shape, np.nan, ctx=weight.list_ctx()[0]))
+    with within(60, "run"), pytest.raises(TrainingDiverged, match=weight.name):
+        run(stages, sch.gpipe(2, 2), microbatches(X, y, 2), lr=0.1, update=update)
+
+
+@pytest.mark.parametrize("label, says", [(10, "label 10 \\(sample 1\\) is not a class"),
+                                         (-1, "label -1"), (2.5, "label 2.5")])
+def test_labels_outside_the_classes_are_refused(stages, label, says):
+    X, y = np.ones((8, 64), np.float32), np.zeros(8)
+    y[5] = label
+    with within(60, "run"), pytest.raises(ValueError, match=f"micro-batch 1: {says}"):
+        run(stages, sch.gpipe(2, 2), microbatches(X, y, 2), lr=0.1)
+
+
+@pytest.mark.parametrize("limit", [0, -1, float("nan"), float("inf"), "5"])
+def test_a_wait_limit_that_is_not_a_positive_number_is_refused(stages, limit):
+    X, y = np.ones((8, 64), np.float32), np.zeros(8)
+    with within(60, "run"), pytest.raises(ValueError, match="wait_limit_s=.* is out of range"):
+        run(stages, sch.gpipe(2, 2), microbatches(X, y, 2), lr=0.1, wait_limit_s=limit)
+
+
+def test_a_resnet_cannot_be_cut_into_pipeline_stages():
+    with pytest.raises(ValueError, match="cuts a Sequential of Dense layers.*Conv2D"):
+        cut(resnet("batch", seed=0), DEVICES)
 
 
 def test_training_arguments(stages):

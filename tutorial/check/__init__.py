@@ -16,5 +16,6 @@ what is wrong with an answer.
 - ``mistakes``     typical mistakes as data: wrong answers written as code
 - ``updates``      an optimizer update rolled out next to a NumPy reference
 - ``limits``       a time limit for a learner's code, so a checker cannot hang a notebook
+- ``isolate``      a learner's code run in a forked child killed at a deadline
 - ``extract`` and ``exercise_progress``: a learner's progress, read from their notebooks
 """

@@ -5,15 +5,19 @@ The notebook file is opened read-only and parsed as JSON. The exercise cell is t
 cell marked ``{"tutorial": {"exercise": name}}`` (or, if the marker was lost, the first
 code cell with ``def name``). From it we keep only the definitions (functions and
 classes); from the whole notebook, the import lines whose names those definitions use
-(found with ``ast``). That code runs in a fresh namespace under a time limit: the rest of
-the notebook, and the cell's own statements (the ``print(check_...)`` line), never run.
+(found with ``ast``). That code runs first in a forked child killed at the time limit (a
+default argument can loop forever inside one C call), then in a fresh namespace here: the
+rest of the notebook, and the cell's own statements (the ``print(check_...)`` line),
+never run.
 Whatever goes wrong raises :class:`Unreadable` with one sentence for the learner.
 """
 
 import ast
+import contextlib
 import json
 
 from tutorial.check.exercises import METADATA_KEY
+from tutorial.check.isolate import can_isolate, in_child
 from tutorial.check.limits import TimeLimitExceeded, time_limit
 
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -113,14 +117,26 @@ def load_function(path, function, seconds):
     definitions = [node for node in tree.body if isinstance(node, DEFINITIONS)]
     module = ast.Module(body=_imports_needed(notebook, _names_used(definitions)) + definitions,
                         type_ignores=[])
+    code = compile(ast.fix_missing_locations(module), f"<{path.stem}: {function}>", "exec")
+    if can_isolate():                       # a default argument may loop inside one C call:
+        outcome = in_child(lambda: _define(code, function, None) and None, seconds)
+        if outcome.kind == "timeout":       # try it where it can be killed first
+            raise Unreadable(f"defining {function} did not finish within {seconds:g} s")
+        if outcome.kind == "died":
+            raise Unreadable(f"defining {function} ended the process ({outcome.detail})")
+    return _define(code, function, seconds)
+
+
+def _define(code, function, seconds):
     namespace = {"__name__": f"exercise_{function}"}
     try:
-        with time_limit(seconds):
-            exec(compile(ast.fix_missing_locations(module), f"<{path.stem}: {function}>",
-                         "exec"), namespace)
+        with time_limit(seconds) if seconds else contextlib.nullcontext():
+            exec(code, namespace)
     except TimeLimitExceeded:
         raise Unreadable(f"defining {function} did not finish within {seconds:g} s") from None
     except Exception as error:              # a failing import or decorator in the cell
         raise Unreadable(f"defining {function} failed with {type(error).__name__}: "
                          f"{error}") from None
+    except BaseException as error:          # sys.exit or KeyboardInterrupt in the cell
+        raise Unreadable(f"defining {function} raised {type(error).__name__}") from None
     return namespace[function]

@@ -2,9 +2,9 @@
 
 A checker answers with a :class:`Verdict` (correct or not, and one paragraph saying
 what to change), never with a traceback. :func:`checker` wraps a checking function so
-that it first makes sure it was given a function, then runs it under a time limit, and
-turns an answer that never returns, that is still the stub (``raise
-NotImplementedError``), or that trips the checker up, into a Verdict too. A checker
+that it first makes sure it was given a function, then runs it in a child process killed
+at a time limit, and turns an answer that never returns, that is still the stub (``raise
+NotImplementedError``), that exits, or that trips the checker up, into a Verdict too. A checker
 reports a wrong answer by raising :class:`tutorial.check.answers.Wrong` or by returning
 a Verdict.
 
@@ -27,12 +27,14 @@ Not yet: check_double needs your function double itself, but got None. Run the c
 Not yet: your double did not return within 0.2 s (an infinite loop?). Look for a loop whose condition never becomes false, or a step that never changes what the loop tests, then run its cell again.
 """
 
+import contextlib
 import dataclasses
 import functools
 
 import numpy as np
 
 from tutorial.check.answers import Wrong
+from tutorial.check.isolate import can_isolate, in_child
 from tutorial.check.limits import TimeLimitExceeded, time_limit
 from tutorial.validate import check_range
 
@@ -74,7 +76,10 @@ def checker(name, expects):
     """Decorate ``check(answer) -> Verdict`` for the learner's function ``name``.
 
     ``expects`` says how it is called and what it returns (shown when it trips the
-    checker). The decorated checker takes ``time_limit_s`` (default 10 s) too.
+    checker). The decorated checker takes ``time_limit_s`` (default 10 s) too. The check
+    runs in a forked child (:mod:`~tutorial.check.isolate`) that is killed at the limit,
+    so nothing the answer does (an endless loop, in Python or in C, ``sys.exit``,
+    ``os._exit``) can hang or end the notebook's kernel; what it printed is printed here.
     """
     def decorate(check):
         @functools.wraps(check)
@@ -83,23 +88,51 @@ def checker(name, expects):
             problem = not_a_function(answer, name, check.__name__)
             if problem:
                 return Verdict(False, problem)
-            try:
-                with time_limit(seconds):
-                    return check(answer)
-            except Wrong as wrong:
-                return Verdict(False, f"Not yet: {str(wrong).rstrip('.')}.")
-            except NotImplementedError:
-                return Verdict(False, f"Not written yet: replace the `raise "
-                                      f"NotImplementedError` in {name} with your code, then run "
-                                      f"its cell again.", started=False)
-            except TimeLimitExceeded:
-                return Verdict(False, f"Not yet: your {name} did not return within {seconds:g} "
-                                      f"s (an infinite loop?). Look for a loop whose condition "
-                                      f"never becomes false, or a step that never changes what "
-                                      f"the loop tests, then run its cell again.")
-            except Exception as error:         # what it returned broke the checking itself
-                return Verdict(False, f"Not yet: checking your {name} failed with "
-                                      f"{type(error).__name__}: {error}. It is called as "
-                                      f"{expects}; make sure it returns that.")
+            if not can_isolate():
+                return _judge(check, answer, name, expects, seconds)
+            outcome = in_child(lambda: _judge(check, answer, name, expects, None), seconds)
+            if outcome.printed:
+                print(outcome.printed, end="" if outcome.printed.endswith("\n") else "\n")
+            if outcome.kind == "returned":
+                return outcome.value
+            if outcome.kind == "timeout":
+                return _too_slow(name, seconds)
+            return Verdict(False, f"Not yet: your {name} ended the process it ran in "
+                                  f"({outcome.detail}) instead of returning: remove the "
+                                  f"os._exit or os.kill call, then run its cell again.")
         return guarded
     return decorate
+
+
+def _too_slow(name, seconds):
+    return Verdict(False, f"Not yet: your {name} did not return within {seconds:g} s (an "
+                          f"infinite loop?). Look for a loop whose condition never becomes "
+                          f"false, or a step that never changes what the loop tests, then run "
+                          f"its cell again.")
+
+
+def _judge(check, answer, name, expects, seconds):
+    """``check(answer)`` as a Verdict whatever it raises; under ``time_limit(seconds)``
+    unless ``seconds`` is None (in a child, where the parent keeps the time)."""
+    try:
+        with time_limit(seconds) if seconds else contextlib.nullcontext():
+            return check(answer)
+    except Wrong as wrong:
+        return Verdict(False, f"Not yet: {str(wrong).rstrip('.')}.")
+    except NotImplementedError:
+        return Verdict(False, f"Not written yet: replace the `raise NotImplementedError` in "
+                              f"{name} with your code, then run its cell again.", started=False)
+    except TimeLimitExceeded:
+        return _too_slow(name, seconds)
+    except SystemExit as stop:
+        return Verdict(False, f"Not yet: your {name} called sys.exit({stop.code!r}), which "
+                              f"would end the notebook's kernel: return the result instead, "
+                              f"then run its cell again.")
+    except KeyboardInterrupt:
+        return Verdict(False, f"Not yet: your {name} raised KeyboardInterrupt (the exception "
+                              f"Ctrl-C and the Stop button raise): return the result instead, "
+                              f"then run its cell again.")
+    except Exception as error:         # what it returned broke the checking itself
+        return Verdict(False, f"Not yet: checking your {name} failed with "
+                              f"{type(error).__name__}: {error}. It is called as {expects}; "
+                              f"make sure it returns that.")

@@ -3,6 +3,8 @@
 - ``mlp``             :func:`mlp`: the digits MLP, Xavier weights drawn by NumPy from a seed
 - ``resnet``          :func:`resnet`: a small ResNet for 1x28x28 MNIST, BatchNorm per device
                       or synchronised (SyncBatchNorm) or none, weights drawn from a seed
+- ``sync_batchnorm``  SyncBatchNorm that refuses a training forward outside the trainers
+                      (it would wait forever for the other devices)
 - ``loss``            :func:`gradients_of` (one backward pass) and :func:`mean_loss`
 - ``train_loop``      :func:`trained_with` (weights after given minibatches) and
                       :func:`training_curve` (loss after each epoch), for any optimizer

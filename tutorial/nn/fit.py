@@ -25,8 +25,7 @@ from mxnet import autograd, gluon
 
 from tutorial.batch_checks import check_features, check_labels, net_shape
 from tutorial.optim.options import check_optimizer_options
-from tutorial.parallel.finite import check_loss, check_parameters
-from tutorial.parallel.reports import TrainingDiverged
+from tutorial.finite import TrainingDiverged, check_loss, check_parameters
 from tutorial.validate import check_count
 
 
@@ -116,7 +115,7 @@ def fit(net, X_train, y_train, X_val, y_val, epochs, learning_rate=0.1, batch_si
                     best weights are restored when it stops and when the epochs run out.
     on_epoch:       ``f(history)`` called after each epoch (to print or plot live).
 
-    A run that diverges stops with :class:`~tutorial.parallel.reports.TrainingDiverged`
+    A run that diverges stops with :class:`~tutorial.finite.TrainingDiverged`
     at the first minibatch (``step``, counted over all epochs) whose loss, gradient or
     weight is NaN or infinite, before that update; ``error.history`` has the curves so far.
     Bad input (rows that do not fit the net, labels that are not its classes, settings

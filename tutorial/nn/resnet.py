@@ -15,7 +15,9 @@ seconds on two CPU cores.
 - ``"batch"``: ``gluon.nn.BatchNorm``. Under data parallelism every device normalises its
   own shard with that shard's mean and variance ("ghost" batch norm, Hoffer et al. 2017);
 - ``"sync"``: ``mxnet.gluon.contrib.nn.SyncBatchNorm(num_devices=K)``: the K devices
-  share their sums, so each normalises with the statistics of the WHOLE batch;
+  share their sums, so each normalises with the statistics of the WHOLE batch (guarded:
+  :mod:`tutorial.nn.sync_batchnorm` refuses a training forward outside the trainers,
+  which would wait forever);
 - ``None``: no normalisation (convolutions with a bias instead).
 
 Weights: He-uniform (uniform in +-sqrt(6 / fan_in)) drawn by ``np.random.default_rng(seed)``
@@ -36,8 +38,8 @@ True
 import mxnet as mx
 import numpy as np
 from mxnet import gluon
-from mxnet.gluon.contrib.nn import SyncBatchNorm
 
+from tutorial.nn.sync_batchnorm import GuardedSyncBatchNorm
 from tutorial.validate import check_count
 
 NORMS = ("batch", "sync", None)
@@ -56,7 +58,7 @@ def make_norm(norm, channels, num_devices=1):
     if check_norm(norm) == "batch":
         return gluon.nn.BatchNorm(in_channels=channels)
     if norm == "sync":
-        return SyncBatchNorm(in_channels=channels, num_devices=num_devices)
+        return GuardedSyncBatchNorm(in_channels=channels, num_devices=num_devices)
     return None
 
 
@@ -69,6 +71,23 @@ def conv_norm(channels, in_channels, norm, num_devices, kernel=3, stride=1):
     if layer is not None:
         block.add(layer)
     return block
+
+
+class ResNet(gluon.nn.HybridSequential):
+    """The net :func:`resnet` builds: a HybridSequential that first checks its input is a
+    batch of images shaped :data:`IMAGE_SHAPE` (a clear sentence instead of MXNet's)."""
+
+    def _alias(self):
+        return "hybridsequential"              # the parameter names of a plain one
+
+    def forward(self, x, *args):
+        shape = getattr(x, "shape", None)
+        if shape is not None and tuple(shape[1:]) != IMAGE_SHAPE:
+            hint = (" (flat rows: reshape them with X.reshape(-1, 1, 28, 28))"
+                    if len(shape) == 2 and shape[1] == 784 else "")
+            raise ValueError(f"this ResNet takes images of shape (N, 1, 28, 28), got a batch "
+                             f"of shape {tuple(shape)}{hint}")
+        return super().forward(x, *args)
 
 
 class Residual(gluon.nn.HybridBlock):
@@ -101,7 +120,7 @@ def resnet(norm="batch", num_devices=1, channels=(8, 16), blocks=1, classes=10, 
     c0, c1 = (check_count(f"channels[{i}]", c, what="feature maps")
               for i, c in enumerate(_pair(channels)))
     blocks = check_count("blocks", blocks, what="residual blocks per stage")
-    net = gluon.nn.HybridSequential()
+    net = ResNet()
     with net.name_scope():
         net.add(conv_norm(c0, IMAGE_SHAPE[0], norm, num_devices, stride=2),
                 gluon.nn.Activation("relu"))

@@ -11,7 +11,6 @@ One idea per file:
                    one device with the whole batch, one step measured and training compared
 - ``throughput``   images/s against the number of devices: tau_K / (K tau_1), real and synthetic
 - ``reports``      what one training step reports (loss, accuracy, compute/aggregation time)
-- ``finite``       the stop at the first NaN/infinity in a loss, gradient or weight
 - ``live``         the training loop the dashboard draws (a generator of step reports)
 - ``step_time``    time per sample against per-device batch, and a compute/communication model
 - ``workload``     the digits MLP the data-parallel notebook, dashboard and tests train
@@ -43,7 +42,7 @@ _PUBLIC = {
     "GluonDataParallel": "tutorial.parallel.concise",
     "gluon_trainer": "tutorial.parallel.concise",
     "StepReport": "tutorial.parallel.reports",
-    "TrainingDiverged": "tutorial.parallel.reports",
+    "TrainingDiverged": "tutorial.finite",
     "split_batch": "tutorial.parallel.split",
     "split_sizes": "tutorial.parallel.split",
     "DataParallelTrainer": "tutorial.parallel.trainer",

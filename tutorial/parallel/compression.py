@@ -32,6 +32,7 @@ again; every worker steps by ``lr * vote`` (Signum with momentum 0). A tie is 0.
 import mxnet as mx
 import numpy as np
 
+from tutorial.finite import TrainingDiverged
 from tutorial.parallel.aggregation import KVStoreAggregation
 from tutorial.validate import check_count, check_range
 
@@ -46,6 +47,14 @@ def two_bit_quantise(grad, residual, threshold):
     if r.shape != g.shape:
         raise ValueError(f"residual has shape {r.shape} but the gradient {g.shape}: keep "
                          f"one residual per parameter, shaped like it")
+    for name, values in (("gradient", g), ("residual", r)):
+        bad = ~np.isfinite(values)
+        if bad.any():
+            what = "NaN" if np.isnan(values).any() else "an infinity"
+            raise TrainingDiverged(
+                f"the {name} holds {what} (value {int(np.argmax(bad.ravel()))}): the quantiser "
+                f"would send 0 for it and keep it in the residual forever. Find where it came "
+                f"from (the inputs, or a learning rate too high) and start again.")
     r = r + g
     t = np.float32(threshold)
     q = np.where(r >= t, t, np.where(r <= -t, -t, np.float32(0))).astype(np.float32)
@@ -54,7 +63,14 @@ def two_bit_quantise(grad, residual, threshold):
 
 def majority_vote(grads):
     """sign(sum_k sign(g_k)) over the workers' gradients (a tie gives 0)."""
-    return np.sign(np.sum([np.sign(np.asarray(g, dtype=np.float32)) for g in grads], axis=0))
+    signs = [np.sign(np.asarray(g, dtype=np.float32)) for g in grads]
+    if not signs:
+        raise ValueError("majority_vote needs the gradients of at least one worker, got none")
+    for k, sign in enumerate(signs[1:], start=1):
+        if sign.shape != signs[0].shape:
+            raise ValueError(f"worker {k}'s gradient has shape {sign.shape} but worker 0's "
+                             f"{signs[0].shape}: every worker votes on the same parameter")
+    return np.sign(np.sum(signs, axis=0))
 
 
 def payload_bytes(size, scheme, word_bits=32):
@@ -93,6 +109,7 @@ class MXNetTwoBitAggregation(KVStoreAggregation):
     a 'local' kvstore refuses compression)."""
 
     def __init__(self, threshold):
+        threshold = check_range("threshold", threshold, 0.0, low_open=True)
         super().__init__("device")
         self.kvstore.set_gradient_compression({"type": "2bit", "threshold": threshold})
 

@@ -38,7 +38,7 @@ from tutorial.devices import check_devices
 from tutorial.engine import check_even_shards, check_sync_batchnorm, sync_layers
 from tutorial.optim.options import check_optimizer_options
 from tutorial.parallel.aggregation import check_aggregation
-from tutorial.parallel.finite import check_parameters
+from tutorial.finite import check_parameters
 from tutorial.parallel.reports import StepReport
 from tutorial.parallel.trainer import Clock, forward_on_devices, make_optimizer
 

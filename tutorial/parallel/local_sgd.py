@@ -33,6 +33,7 @@ import mxnet as mx
 import numpy as np
 
 from tutorial.devices import check_devices
+from tutorial.finite import check_parameters
 from tutorial.parallel.aggregation import make_aggregator
 from tutorial.parallel.trainer import forward_on_devices, make_optimizer, replicate
 from tutorial.validate import check_count
@@ -79,6 +80,7 @@ class LocalSGD:
         lr = self._optimizers[0].learning_rate
         loss, accuracy = forward_on_devices(self.net, self.loss_fn, X, y, self.devices,
                                             self.params, self.steps_done + 1, lr)
+        check_parameters(self.params, self.steps_done + 1, lr, all_devices=True)
         shard = len(X) // len(self.devices)
         for k, (updater, optimizer) in enumerate(zip(self._updaters, self._optimizers)):
             optimizer.rescale_grad = 1.0 / shard     # its own shard's mean loss
@@ -118,14 +120,19 @@ def train_local_sgd(net, devices, batches, steps, period, switch=0, evaluate=Non
                     aggregation="device", **optimizer_params):
     """Run local SGD (``period`` = H) or post-local SGD (``switch`` > 0) for ``steps``.
 
-    ``batches`` yields global batches of K*b samples. ``evaluate(net)`` gives the final
+    ``batches`` yields global batches of K*b samples, at least ``steps`` of them; a NaN or
+    infinity in a loss, gradient or weight stops it with ``TrainingDiverged`` before that
+    step's update (as the other trainers). ``evaluate(net)`` gives the final
     model's accuracy (NaN when None). Returns a :class:`LocalSGDRun`.
     """
     schedule = set(averaging_steps(steps, period, switch))
     workers = LocalSGD(net, devices, aggregation=aggregation, **optimizer_params)
-    losses, spreads = [], []
+    losses, spreads, batches = [], [], iter(batches)
     for t in range(1, steps + 1):
-        X, y = next(batches)
+        X, y = next(batches, (None, None))
+        if X is None:
+            raise ValueError(f"batches ran out after {t - 1} of the {steps} steps: give an "
+                             f"endless stream (e.g. ScalingJob.batches()) or fewer steps")
         losses.append(workers.step(X, y)[0])
         if t in schedule:
             spreads.append(workers.spread())

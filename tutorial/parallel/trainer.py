@@ -37,7 +37,8 @@ from tutorial.devices import check_devices
 from tutorial.engine import check_even_shards, check_sync_batchnorm, sync_layers
 from tutorial.optim.options import check_optimizer, check_optimizer_options
 from tutorial.parallel.aggregation import make_aggregator
-from tutorial.parallel.finite import check_loss, check_parameters
+from tutorial.finite import check_loss, check_parameters
+from tutorial.nn.sync_batchnorm import sync_step
 from tutorial.parallel.reports import StepReport
 from tutorial.parallel.running_stats import average_over_devices, running_stats
 from tutorial.parallel.split import split_batch
@@ -53,9 +54,11 @@ def forward_backward(net, loss_fn, shards):
     """Step 2: each device computes its shard's per-sample losses and their gradient.
 
     Returns the per-device outputs and losses (still on their devices). ``backward`` on a
-    vector of losses adds up the gradients of its entries: a per-device SUM.
+    vector of losses adds up the gradients of its entries: a per-device SUM. A net with
+    SyncBatchNorm runs inside ``sync_step`` (refused first if it would wait forever).
     """
-    with autograd.record():
+    devices = [X.context for X, _ in shards]
+    with sync_step(net, devices), autograd.record():
         outputs = [net(X) for X, _ in shards]
         losses = [loss_fn(out, y) for out, (_, y) in zip(outputs, shards)]
     for loss in losses:
@@ -155,6 +158,9 @@ class DataParallelTrainer:
         clock = Clock(timed)
         loss, accuracy = forward_on_devices(self.net, self.loss_fn, X, y, self.devices,  # 2
                                             self.params, self.steps_done + 1, self.learning_rate)
+        if callable(self.aggregation):        # a quantiser maps NaN to 0: check before it
+            check_parameters(self.params, self.steps_done + 1, self.learning_rate,
+                             all_devices=True)
         compute_s = clock.lap()
         self.aggregate([p.list_grad() for p in self.params])                  # step 3
         aggregate_s = clock.lap()

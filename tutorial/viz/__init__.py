@@ -19,4 +19,5 @@ that only draws it; callbacks look things up, they never recompute.
 - ``pipeline_plots``     Gantt charts of pipeline schedules, and the micro-batch sweep
 - ``pipeline_anim``      the pipeline schedules animated (Play, stages, micro-batches)
 - ``throughput_button``  the ResNet's images/s on 1, 2, 4 devices, measured from a button
+- ``run_buttons``        the Start/Stop buttons and the one background run the three widgets share
 """

@@ -35,7 +35,8 @@ import time
 
 import numpy as np
 
-from tutorial.parallel.live import BackgroundRun
+from tutorial.viz.run_buttons import RunButtons
+
 
 WORKERS, SERVERS = 2, 2
 ENGINES = ("dist_sync", "dist_async", "horovod")     # two ps-lite kvstores, Horovod's ring
@@ -152,10 +153,8 @@ class ClusterDemo:
                                        description="engine")
         self.crash = w.Checkbox(value=False, description=f"crash worker 1 after step "
                                 f"{CRASH_AFTER}", indent=False)
-        self.start_button = w.Button(description="Start cluster", button_style="success",
-                                     icon="play", layout=w.Layout(width="170px"))
-        self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop",
-                                    disabled=True)
+        self.buttons = RunButtons("Start cluster", width="170px")
+        self.start_button, self.stop_button = self.buttons.start_button, self.buttons.stop_button
         self.bars = [w.IntProgress(value=0, min=0, max=steps, description=f"worker {i}")
                      for i in range(WORKERS)]
         self.status, self.notice, self.result = w.HTML(), w.HTML(), w.HTML()
@@ -163,11 +162,10 @@ class ClusterDemo:
                              (self.status, "status"), (self.notice, "notice"),
                              (self.result, "result")):
             widget.add_class(f"cluster-{name}")            # for a browser test to find
-        self.start_button.on_click(lambda _: self.start())
-        self.stop_button.on_click(lambda _: self.stop())
+        self.buttons.on_start(self.start)
         for control in (self.kvstore, self.crash):
             control.observe(lambda _: self._show_plan(), names="value")
-        self.run, self._started, self._last_draw = None, 0.0, 0.0
+        self._started, self._last_draw = 0.0, 0.0
         self._lock = threading.Lock()
         self._show_plan()
         self.widget = w.VBox([w.HBox([self.kvstore, self.crash]),
@@ -183,8 +181,12 @@ class ClusterDemo:
             self.status.value = _line("ready. " + plan_text(self.plan()))
 
     @property
+    def run(self):
+        return self.buttons.run
+
+    @property
     def running(self):
-        return self.run is not None and self.run.running
+        return self.buttons.running
 
     def start(self):
         """What Start does: launch in a thread and return at once; refuse a second start."""
@@ -199,17 +201,13 @@ class ClusterDemo:
             self.notice.value, self.result.value = "", ""
             for bar in self.bars:
                 bar.value, bar.bar_style = 0, ""
-            self.start_button.disabled, self.stop_button.disabled = True, False
             self.status.value = _line("starting: " + plan_text(plan))
-            self.run = BackgroundRun(lambda stop: self._launch(plan, stop),
-                                     lambda runs: self._draw_done(plan, runs),
-                                     lambda status, message: self._draw_end(status, message))
-            return self.run.start()
+            return self.buttons.launch(lambda stop: self._launch(plan, stop),
+                                       lambda runs: self._draw_done(plan, runs),
+                                       self._draw_end)
 
     def stop(self):
-        if self.run is not None:
-            self.run.stop()
-            self.stop_button.disabled = True
+        self.buttons.stop()
 
     def _launch(self, plan, stop):
         """The thread's work: one cluster run; yields its WorkerRuns once, if it finished."""
@@ -265,7 +263,6 @@ class ClusterDemo:
                 for bar in self.bars:
                     bar.bar_style = "danger"
                 self.status.value = _line(failed_text(message, elapsed), "#b30000", size=15)
-            self.start_button.disabled, self.stop_button.disabled = False, True
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)

@@ -22,8 +22,9 @@ import ipywidgets as w
 
 from tutorial.devices import describe, training_devices, try_all_gpus
 from tutorial.parallel.aggregation import AGGREGATIONS
-from tutorial.parallel.live import BackgroundRun, RunConfig, live_training
+from tutorial.parallel.live import RunConfig, live_training
 from tutorial.viz.dashboard_curves import WINDOW, curves_png, windowed_median
+from tutorial.viz.run_buttons import RunButtons
 
 REDRAW_EVERY_S = 0.3
 
@@ -61,9 +62,8 @@ class TrainingDashboard:
                                       description="aggregation", style=style)
         self.steps = w.IntSlider(value=200, min=10, max=2000, step=10, description="steps",
                                  style=style)
-        self.run_button = w.Button(description="Run", button_style="success", icon="play")
-        self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop",
-                                    disabled=True)
+        self.buttons = RunButtons("Run")
+        self.run_button, self.stop_button = self.buttons.start_button, self.buttons.stop_button
         self.progress = w.IntProgress(value=0, min=0, max=1, description="progress")
         self.where = w.HTML()
         self.summary = w.HTML(summary_html([], None))
@@ -72,11 +72,10 @@ class TrainingDashboard:
                              (self.progress, "progress"), (self.summary, "summary"),
                              (self.figure, "figure"), (self.where, "where")):
             widget.add_class(f"dp-dashboard-{name}")       # for a browser test to find
-        self.run_button.on_click(lambda _: self.start())
-        self.stop_button.on_click(lambda _: self.stop())
+        self.buttons.on_start(self.start)
         for control in (self.devices, self.batch, self.rule):
             control.observe(lambda _: self._show_setup(), names="value")
-        self.reports, self.run, self._config, self._last_draw = [], None, None, 0.0
+        self.reports, self._config, self._last_draw = [], None, 0.0
         self._trained_on = ""                   # where the last run trained, once it started
         self._show_setup()
         self.widget = w.VBox([
@@ -98,9 +97,13 @@ class TrainingDashboard:
                             f"{c.learning_rate:.4g} ({c.lr_rule} scaling from {c.base_lr:g} at "
                             f"batch {c.base_batch}){trained_on}")
 
+    @property
+    def run(self):
+        return self.buttons.run
+
     def start(self, devices=None):
         """Start training in a thread (what Run does); returns the BackgroundRun."""
-        if self.run is not None and self.run.running:
+        if self.buttons.running:
             return self.run
         config = self.config()
         try:
@@ -112,15 +115,11 @@ class TrainingDashboard:
         self._show_setup()
         self.reports, self._config = [], config
         self.progress.max, self.progress.value = config.steps, 0
-        self.run_button.disabled, self.stop_button.disabled = True, False
-        self.run = BackgroundRun(lambda stop: live_training(config, devices, stop),
-                                 self.draw_report, self.draw_finish)
-        return self.run.start()
+        return self.buttons.launch(lambda stop: live_training(config, devices, stop),
+                                   self.draw_report, self.draw_finish)
 
     def stop(self):
-        if self.run is not None:
-            self.run.stop()
-            self.stop_button.disabled = True
+        self.buttons.stop()
 
     def draw_report(self, report):
         """Called with each step's report: store it, draw (the curves at most ~3 times/s)."""
@@ -145,7 +144,6 @@ class TrainingDashboard:
         colour = "#b35900" if status == "failed" else "green"
         self.summary.value = (summary_html(self.reports, self._config)
                               + f"<br><b style='color:{colour}'>{html.escape(note)}</b>")
-        self.run_button.disabled, self.stop_button.disabled = False, True
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)

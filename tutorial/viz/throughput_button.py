@@ -25,8 +25,8 @@ import dataclasses
 import html
 import time
 
-from tutorial.parallel.live import BackgroundRun
 from tutorial.validate import check_count
+from tutorial.viz.run_buttons import RunButtons
 
 COUNTS = (1, 2, 4)
 
@@ -128,25 +128,26 @@ class ThroughputDemo:
         if on_gpus is None:
             on_gpus = len(try_all_gpus()) >= max(self.plan.counts)
         self.on_gpus, self.measure_all = on_gpus, measure_all
-        self.start_button = w.Button(description="Measure", button_style="success",
-                                     icon="play", layout=w.Layout(width="150px"))
-        self.stop_button = w.Button(description="Stop", button_style="danger", icon="stop",
-                                    disabled=True)
+        self.buttons = RunButtons("Measure", width="150px")
+        self.start_button, self.stop_button = self.buttons.start_button, self.buttons.stop_button
         self.status, self.table, self.chart = w.HTML(), w.HTML(), w.HTML()
         for widget, name in ((self.start_button, "start"), (self.status, "status"),
                              (self.table, "table")):
             widget.add_class(f"throughput-{name}")          # for a browser test to find
-        self.start_button.on_click(lambda _: self.start())
-        self.stop_button.on_click(lambda _: self.stop())
-        self.rows, self.run, self._started = [], None, 0.0
+        self.buttons.on_start(self.start)
+        self.rows, self._started = [], 0.0
         self.status.value = _line("ready: " + plan_text(self.plan, on_gpus))
         self.widget = w.VBox([w.HBox([self.start_button, self.stop_button]), self.status,
                               w.HBox([self.chart, self.table])])
         self.widget.add_class("throughput-demo")
 
     @property
+    def run(self):
+        return self.buttons.run
+
+    @property
     def running(self):
-        return self.run is not None and self.run.running
+        return self.buttons.running
 
     def start(self):
         """What Measure does: start the thread and return; a second press while it runs waits."""
@@ -154,16 +155,12 @@ class ThroughputDemo:
             return self.run
         self.rows, self._started = [], time.monotonic()
         self.table.value, self.chart.value = "", ""
-        self.start_button.disabled, self.stop_button.disabled = True, False
         self.status.value = _line("measuring: " + plan_text(self.plan, self.on_gpus))
-        self.run = BackgroundRun(lambda stop: self.measure_all(self.plan, stop),
-                                 self._add_row, self._finish)
-        return self.run.start()
+        return self.buttons.launch(lambda stop: self.measure_all(self.plan, stop),
+                                   self._add_row, self._finish)
 
     def stop(self):
-        if self.run is not None:
-            self.run.stop()
-            self.stop_button.disabled = True
+        self.buttons.stop()
 
     def _add_row(self, row):
         self.rows.append(row)
@@ -187,7 +184,6 @@ class ThroughputDemo:
                 self.status.value = _line(f"{status} after {elapsed:.1f} s, with "
                                           f"{len(self.rows)} of {len(self.plan.counts)} rows.",
                                           "#b35900")
-            self.start_button.disabled, self.stop_button.disabled = False, True
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)

@@ -50,7 +50,7 @@ def run_horovod_on_hosts(worker_argv, hosts, interface, num_ranks=None, timeout=
                          f"the host list {format_hosts(hosts)!r}: add slots or ask for fewer "
                          f"ranks.")
     worker_argv, timeout, poll = check_launch(worker_argv, timeout, poll, template)
-    check_interface(interface)
+    check_interface(interface, hosts)
     address = rendezvous_address or rendezvous_host(hosts)
     if address is None or not is_local(address):
         raise ValueError(f"the ranks meet at a rendezvous on this machine, and "

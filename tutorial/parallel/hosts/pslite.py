@@ -54,7 +54,7 @@ def run_cluster_on_hosts(worker_argv, hosts, num_workers=None, num_servers=None,
         raise ValueError(f"port must be a whole number from 1024 to 65535 (the scheduler's port "
                          f"on {hosts[0].address}), got {port!r}")
     if interface is not None:
-        check_interface(interface)
+        check_interface(interface, hosts)
     python, remote_dir = python or sys.executable, str(remote_dir or REPO_ROOT)
     with run_directory(run_dir) as where:
         probe(hosts, template, python, remote_dir)

@@ -70,12 +70,19 @@ def check_launch(worker_argv, timeout, poll, template):
             check_range("poll", poll, 0.0, low_open=True))
 
 
-def check_interface(interface):
-    """``interface`` if it looks like a network interface's name; else a ValueError."""
+def check_interface(interface, hosts=()):
+    """``interface`` if it looks like a network interface's name and, when one of ``hosts``
+    (parsed) is this machine, this machine has it; else a ValueError."""
     if not isinstance(interface, str) or not interface or not interface.isprintable() \
             or " " in interface or "/" in interface or len(interface) > 15:
         raise ValueError(f"interface must be a network interface's name such as 'eth0' or "
                          f"'ens5' (`ip addr` on the hosts lists them), got {interface!r}")
+    if any(is_local(host.address) for host in hosts):
+        names = [name for _, name in socket.if_nameindex()]
+        if interface not in names:
+            raise ValueError(f"this machine has no network interface {interface!r} (it has "
+                             f"{', '.join(names)}), and it is one of the hosts: pass the name "
+                             f"that `ip addr` shows on every host")
     return interface
 
 

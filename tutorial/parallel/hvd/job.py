@@ -23,6 +23,7 @@ def train(job, log=print):
     from mxnet import autograd, gluon
 
     from tutorial.data import load_digits
+    from tutorial.finite import check_finite
     from tutorial.parallel.ps.digits_job import global_batches
     from tutorial.parallel.workload import mlp
 
@@ -41,7 +42,8 @@ def train(job, log=print):
             loss = loss_fn(net(Xr), yr)
         loss.backward()
         trainer.step(b)                        # allreduce-average, then this rank's b samples
-        losses.append(float(loss.mean().asscalar()))          # waits for the step
+        losses.append(check_finite(float(loss.mean().asscalar()), step,   # waits for it
+                                   job.learning_rate))
         now = time.perf_counter()
         step_seconds.append(now - last)
         last = now

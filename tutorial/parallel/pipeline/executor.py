@@ -15,6 +15,11 @@ one after the other in tick order. Each task's start and end are read from one c
 start when its inputs are ready and it is issued, end when its outputs (and on a
 backward, the stage's weight gradients) are computed.
 
+Before any work, every micro-batch must fit the stages (features, class labels) and hold
+finite values; a NaN or infinite loss, gradient or weight stops the run with
+``TrainingDiverged``: before the update with ``update='step'``, after the run with
+``update='backward'`` (whose updates happen inside it).
+
 ``update='step'``: gradients accumulate over the m micro-batches (each loss is divided by
 the step's total number of samples) and every stage takes one SGD step at the end: the
 synchronous pipeline, whose update equals one device's on the whole batch.
@@ -32,6 +37,7 @@ import mxnet as mx
 import numpy as np
 from mxnet import autograd
 
+from tutorial.finite import TrainingDiverged, check_parameters
 from tutorial.parallel.pipeline.schedules import Schedule, Task, dependencies
 from tutorial.validate import check_count, check_range
 
@@ -219,17 +225,37 @@ def run(stages, plan, batches, lr=None, update="step", concurrent=True,
         raise ValueError(f"update must be one of {UPDATES}, got {update!r}")
     if update is not None:
         lr = check_range("lr", lr, 0.0, low_open=True)
+    wait_limit_s = check_range("wait_limit_s", wait_limit_s, 0.0, low_open=True)
     batches = as_numpy(batches)
+    for k, (X, y) in enumerate(batches):
+        stages.check_batch(X, y, f"micro-batch {k}")
+    params = [p for s in range(len(stages)) for p in stages.params(s)]
+    check_parameters(params, step=1, learning_rate=lr or 0.0, gradients=False)
     work = _Work(stages, plan, batches, lr, update)
     times = (_concurrently(plan, work, clock, wait_limit_s) if concurrent
              else _serially(plan, work, clock))
+    losses = tuple(float(work.losses[i].sum().asscalar()) / work.scales[i] / len(batches[i][0])
+                   for i in range(plan.microbatches))
+    _check_finite_run(losses, params, update, lr)
     if update == "step":
         for s in range(len(stages)):
             stages.sgd(s, lr)
-    losses = tuple(float(work.losses[i].sum().asscalar()) / work.scales[i] / len(batches[i][0])
-                   for i in range(plan.microbatches))
     timings = tuple(Timing(t, *times[t]) for t in plan.tasks)
     return Run(plan, timings, losses, tuple(work.peak), int(sum(len(xb) for xb, _ in batches)))
+
+
+def _check_finite_run(losses, params, update, lr):
+    """TrainingDiverged before the synchronous update (gradients and weights), or after
+    the asynchronous one (its weights), if a loss, gradient or weight is NaN or infinite."""
+    bad = next((i for i, loss in enumerate(losses) if not np.isfinite(loss)), None)
+    if bad is not None and update is not None:
+        raise TrainingDiverged(f"the loss of micro-batch {bad} became {losses[bad]}, so "
+                               f"the run stopped{' before the update' if update == 'step' else ''}"
+                               f". Lower the learning rate (it is {lr:g}) and run again.")
+    if update == "step":
+        check_parameters(params, step=1, learning_rate=lr)
+    elif update == "backward":
+        check_parameters(params, step=2, learning_rate=lr, gradients=False)
 
 
 def as_numpy(batches):
@@ -238,5 +264,10 @@ def as_numpy(batches):
     for k, pair in enumerate(batches):
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
             raise ValueError(f"micro-batch {k} must be an (X, y) pair")
-        out.append((np.asarray(pair[0], dtype=np.float32), np.asarray(pair[1])))
+        X, y = np.asarray(pair[0], dtype=np.float32), np.asarray(pair[1])
+        bad = ~np.isfinite(X.reshape(len(X), -1)).all(axis=1) if X.ndim else ~np.isfinite(X)
+        if bad.any():
+            raise ValueError(f"micro-batch {k} holds NaN or an infinity in X (row "
+                             f"{int(np.argmax(bad))}): clean the data before training")
+        out.append((X, y))
     return out

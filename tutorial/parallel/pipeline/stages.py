@@ -24,6 +24,7 @@ the gradient the previous stage needs.
 import mxnet as mx
 from mxnet import autograd, gluon
 
+from tutorial.batch_checks import check_features, check_labels, is_classification, net_shape
 from tutorial.devices import check_devices
 
 
@@ -86,6 +87,16 @@ class Stages:
         dense = [layer for block in self.blocks for layer in block]
         firsts = [block[0].weight.shape[1] for block in self.blocks]
         return firsts + [dense[-1].weight.shape[0]]
+
+    def check_batch(self, X, y, where="the batch"):
+        """A ValueError naming ``where`` if ``(X, y)`` does not fit the first stage's
+        input or the last stage's classes."""
+        try:
+            check_features(self.blocks[0], X)
+            if is_classification(self.loss):
+                check_labels(y, net_shape(self.blocks[-1])[2])
+        except ValueError as error:
+            raise ValueError(f"{where}: {error}") from None
 
     def activation_floats(self, s):
         """Numbers stage ``s`` keeps per sample until its backward: its input and each
@@ -153,6 +164,12 @@ def cut(net, devices, cuts=None, loss=None):
     layers = list(net)
     if not layers:
         raise ValueError("the network has no layers to cut: give a gluon.nn.Sequential of layers")
+    other = next((layer for layer in layers if not isinstance(layer, gluon.nn.Dense)), None)
+    if other is not None:
+        raise ValueError(f"the pipeline cuts a Sequential of Dense layers (its stages are "
+                         f"balanced by their weights and pass on 2-D activations), but this "
+                         f"network has a {_kind(other)}: cut an MLP such as "
+                         f"tutorial.parallel.workload.mlp(...) instead")
     if cuts is None:
         cuts = balanced_cuts(layer_costs(layers), len(devices))
     _check_cuts(cuts, len(layers), len(devices))
@@ -164,6 +181,14 @@ def cut(net, devices, cuts=None, loss=None):
         block.collect_params().reset_ctx(device)
         blocks.append(block)
     return Stages(blocks, devices, loss)
+
+
+def _kind(layer):
+    """The layer's class, or the first non-Dense class inside it (a ResNet's Conv2D)."""
+    inner = [child for child in layer._children.values()] if layer._children else []
+    while inner and isinstance(inner[0], (gluon.nn.Sequential, gluon.nn.HybridSequential)):
+        inner = list(inner[0]._children.values()) + inner[1:]
+    return type(inner[0] if inner else layer).__name__
 
 
 def _check_cuts(cuts, layers, stages):

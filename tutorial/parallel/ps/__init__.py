@@ -8,4 +8,5 @@
 - ``digits_job`` what each worker trains: an MLP on the 8x8 digits, its shard of each batch
 - ``train``      run the job on a cluster, or in one process for comparison
 - ``compressed``   dist_sync with 2-bit compressed pushes, and its twin in one process
+- ``push_pull``    the trainer that pushes 2-bit compressed gradients and pulls weights
 """

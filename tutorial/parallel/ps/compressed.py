@@ -10,7 +10,8 @@ quantised values are multiples of t, so they agree up to float32 rounding.
 
 Why not ``gluon.Trainer(..., compression_params=...)``: in MXNet 1.9.1 its step calls
 ``kv.pushpull``, which a distributed kvstore refuses with compression on ("Compression
-not supported with PushPull"). :class:`PushPullTrainer` does the Trainer's work by hand
+not supported with PushPull"). :class:`PushPullTrainer` (in ``ps/push_pull.py``, which
+the worker's ``digits_job`` imports without this module) does the Trainer's work by hand
 with ``push`` and ``pull`` apart, which compression supports.
 
     job = DigitsJob(steps=20, compression_threshold=0.5)
@@ -23,36 +24,9 @@ import mxnet as mx
 
 from tutorial.parallel.compression import TwoBitAggregation
 from tutorial.parallel.ps.digits_job import global_batches
+from tutorial.parallel.ps.push_pull import PushPullTrainer  # noqa: F401 (named above)
 from tutorial.parallel.trainer import DataParallelTrainer
 from tutorial.parallel.workload import mlp
-
-
-class PushPullTrainer:
-    """``trainer.step(total)`` for a distributed kvstore with 2-bit compressed pushes.
-
-    The optimizer (SGD, ``rescale_grad = 1/total``) runs on the servers: MXNet pickles it
-    there in ``set_optimizer``, so ``total`` is fixed when the trainer is made.
-    """
-
-    def __init__(self, net, kvstore, learning_rate, total, threshold):
-        self.kv = mx.kv.create(kvstore) if isinstance(kvstore, str) else kvstore
-        self.total = total
-        self.params = list(net.collect_params().values())
-        self.kv.set_gradient_compression({"type": "2bit", "threshold": threshold})
-        self.kv.set_optimizer(mx.optimizer.SGD(learning_rate=learning_rate,
-                                               rescale_grad=1.0 / total))
-        for i, p in enumerate(self.params):
-            self.kv.init(i, p.data())          # rank 0's values; every worker has the same
-        for i, p in enumerate(self.params):
-            self.kv.pull(i, out=p.data())
-
-    def step(self, total):
-        if total != self.total:
-            raise ValueError(f"this trainer steps over total={self.total} samples (the "
-                             f"servers' rescale_grad), got {total}")
-        for i, p in enumerate(self.params):
-            self.kv.push(i, p.grad(), priority=-i)      # quantised on the way out
-            self.kv.pull(i, out=p.data(), priority=-i)  # the servers' new 32-bit weights
 
 
 def train_twin(job, num_workers):

@@ -20,6 +20,8 @@ import json
 import time
 from typing import Optional, Tuple
 
+from tutorial.validate import check_count, check_range
+
 
 @dataclasses.dataclass(frozen=True)
 class DigitsJob:
@@ -33,11 +35,25 @@ class DigitsJob:
     compression_threshold: Optional[float] = None   # 2-bit gradient compression (None: off)
 
     def __post_init__(self):
-        object.__setattr__(self, "hidden", tuple(self.hidden))
-        for name in ("steps", "batch_per_worker"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"DigitsJob.{name} must be a whole number >= 1, got {value!r}")
+        """Every field checked here, in the launcher, before any process starts: a NaN
+        learning rate would otherwise train NaN weights on every worker."""
+        if not isinstance(self.hidden, (tuple, list)):
+            raise ValueError(f"DigitsJob.hidden must be a list of layer widths such as (64,), "
+                             f"got {self.hidden!r}")
+        object.__setattr__(self, "hidden", tuple(
+            check_count(f"DigitsJob.hidden[{i}]", h, what="units") for i, h in
+            enumerate(self.hidden)))
+        check_count("DigitsJob.steps", self.steps)
+        check_count("DigitsJob.batch_per_worker", self.batch_per_worker)
+        check_range("DigitsJob.learning_rate", self.learning_rate, 0.0, low_open=True)
+        check_count("DigitsJob.seed", self.seed, low=0)
+        if self.crash_worker is not None:
+            check_count("DigitsJob.crash_worker", self.crash_worker, low=0,
+                        what="launch index of the worker to crash, or None")
+        check_count("DigitsJob.crash_after_step", self.crash_after_step, low=0)
+        if self.compression_threshold is not None:
+            check_range("DigitsJob.compression_threshold", self.compression_threshold, 0.0,
+                        low_open=True)
 
     def to_json(self):
         return json.dumps(dataclasses.asdict(self))
@@ -59,19 +75,20 @@ def train(job, kvstore, rank, num_workers, worker_index=None, log=print):
     ``kvstore``: a kvstore object or name for ``gluon.Trainer`` (``None`` for one
     process). Prints ``step N loss L`` after every step (the launcher reads it).
     ``job.compression_threshold`` turns on MXNet's 2-bit compression of the gradients the
-    worker pushes (``ps.compressed.PushPullTrainer``); one process sends nothing, so
+    worker pushes (``ps.push_pull.PushPullTrainer``); one process sends nothing, so
     without a kvstore it changes nothing.
     """
     import mxnet as mx
     from mxnet import autograd, gluon
 
     from tutorial.data import load_digits
+    from tutorial.finite import check_finite
     from tutorial.parallel.workload import mlp
 
     net = mlp(hidden=job.hidden, seed=job.seed)
     b, total = job.batch_per_worker, num_workers * job.batch_per_worker
     if job.compression_threshold is not None and kvstore is not None:
-        from tutorial.parallel.ps.compressed import PushPullTrainer
+        from tutorial.parallel.ps.push_pull import PushPullTrainer
         trainer = PushPullTrainer(net, kvstore, job.learning_rate, total,
                                   job.compression_threshold)
     else:
@@ -86,7 +103,8 @@ def train(job, kvstore, rank, num_workers, worker_index=None, log=print):
             loss = loss_fn(net(Xr), yr)
         loss.backward()
         trainer.step(total)                 # the TOTAL batch over all workers
-        losses.append(float(loss.mean().asscalar()))          # waits for the step
+        losses.append(check_finite(float(loss.mean().asscalar()), step,   # waits for it
+                                   job.learning_rate))
         now = time.perf_counter()
         step_seconds.append(now - last)
         last = now

@@ -8,7 +8,8 @@ node`` in the other). So a launcher also *claims* its port: it holds an exclusiv
 ``flock`` on ``<tmp>/tutorial_ps_port_<port>.lock`` until its cluster is stopped. The
 kernel drops the lock when the launcher exits, however it exits. Clusters started from
 this course on one machine (with the same temporary folder) see each other's claims;
-other programs are seen by the bind test only.
+other programs are seen by the bind test only. The file itself stays when a launcher is
+killed; the next claim removes every lock file nobody holds.
 
 >>> with claimed_port() as port, claimed_port(port) as again:  # doctest: +ELLIPSIS
 ...     pass
@@ -57,8 +58,29 @@ def check_port(port):
                 f"launcher pick a free port.") from None
 
 
+LOCK_PREFIX = "tutorial_ps_port_"
+
+
 def _lock_path(port):
-    return Path(tempfile.gettempdir()) / f"tutorial_ps_port_{port}.lock"
+    return Path(tempfile.gettempdir()) / f"{LOCK_PREFIX}{port}.lock"
+
+
+def remove_stale_locks():
+    """Remove the lock files no launcher holds (their launcher was killed)."""
+    for path in Path(tempfile.gettempdir()).glob(f"{LOCK_PREFIX}*.lock"):
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)                  # held: its cluster runs
+            continue
+        with contextlib.suppress(OSError):
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                os.unlink(path)           # a claimer that opened it before re-checks the inode
+        os.close(fd)
 
 
 def _try_claim(port):
@@ -98,6 +120,7 @@ def _release(port, fd):
 @contextlib.contextmanager
 def claimed_port(port=None):
     """Yield ``port`` (or a free one when None), claimed for this cluster while the block runs."""
+    remove_stale_locks()
     if port is None:
         for _ in range(PICK_ATTEMPTS):
             port = free_port()

@@ -1,4 +1,8 @@
-"""Stop at the first NaN or infinity in a gradient or a weight, not only in the loss.
+"""Stop at the first NaN or infinity in the loss, a gradient or a weight: every training loop.
+
+Every training loop of the library (``nn.fit``, the data-parallel trainers, local SGD,
+the pipeline executor) calls these checks, so this module sits at the top of the
+package, below both ``nn`` and ``parallel``.
 
 A finite loss does not prove finite parameters: oneDNN's ReLU (MXNet's default on CPU)
 maps NaN to 0, so a NaN weight in a hidden layer can sit behind a perfectly finite loss
@@ -22,7 +26,7 @@ would need no such second look, but on the CPU it is several times slower.)
 >>> check_parameters(net.collect_params().values(), step=4, learning_rate=0.1)
 Traceback (most recent call last):
 ...
-tutorial.parallel.reports.TrainingDiverged: the weight out_weight holds NaN at step 4: it became so after the update of step 3, ...
+tutorial.finite.TrainingDiverged: the weight out_weight holds NaN at step 4: it became so after the update of step 3, ...
 """
 
 import math
@@ -31,9 +35,28 @@ import mxnet as mx
 import numpy as np
 from mxnet import autograd
 
-from tutorial.parallel.reports import TrainingDiverged, check_finite
 
 CHUNK = 100     # arrays per multi_sum_sq call (its GPU kernel takes a bounded number)
+
+
+class TrainingDiverged(FloatingPointError):
+    """The loss, a gradient or a weight is NaN or infinite: the step was not applied."""
+
+
+def check_finite(loss, step, learning_rate):
+    """Raise :class:`TrainingDiverged` with the fix if ``loss`` is NaN or infinite.
+
+    >>> check_finite(float('nan'), step=3, learning_rate=5.0)
+    Traceback (most recent call last):
+    ...
+    tutorial.finite.TrainingDiverged: the loss became nan at step 3, ... Lower the learning rate (it is 5; try 2.5 or less) and run again.
+    """
+    if not math.isfinite(loss):
+        raise TrainingDiverged(
+            f"the loss became {loss} at step {step}, so training stopped before the update. "
+            f"Lower the learning rate (it is {learning_rate:g}; try {learning_rate / 2:g} or "
+            f"less) and run again.")
+    return loss
 
 
 def _sums_of_squares(arrays):
@@ -89,7 +112,7 @@ def _advice(learning_rate):
 
 
 def check_loss(loss, params, step, learning_rate):
-    """:func:`~tutorial.parallel.reports.check_finite` for the loss, but when the loss is
+    """:func:`check_finite` for the loss, but when the loss is
     not finite and a weight is not either, the error names the weight (the cause).
 
     Costs nothing extra while the loss is finite. Without oneDNN a NaN weight makes the
