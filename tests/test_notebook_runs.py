@@ -83,9 +83,11 @@ def test_a_real_run_reports_a_planted_false_and_an_error_and_saves_nothing(tmp_p
     path = _write(tmp_path / "planted.ipynb", 'print("fine:", True)',
                   'print("planted:", 1 > 2)', "1 / 0", 'print("never reached: True")')
     before = path.read_text()
-    done = notebook_runs.run(path, fast=True)
+    done = notebook_runs.run(path, fast=True, keep=tmp_path / "kept")
     assert done.failures == ("cell 1: planted: False", "cell 2: ZeroDivisionError: division by zero")
     assert path.read_text() == before
+    kept = nbformat.read(tmp_path / "kept" / "planted.seed0.ipynb", as_version=4)
+    assert kept.cells[1].outputs[0].text == "planted: False\n"
 
 
 @pytest.mark.slow

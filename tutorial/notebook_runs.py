@@ -76,8 +76,12 @@ def prepared(nb, seed):
     return nb
 
 
-def run(path, fast, seed=0, timeout=3600):
-    """Execute ``path`` in a fresh kernel (its folder as working directory); save nothing."""
+def run(path, fast, seed=0, timeout=3600, keep=None):
+    """Execute ``path`` in a fresh kernel (its folder as working directory).
+
+    Nothing is written to ``path``; ``keep``, a folder, gets the executed copy (named
+    after the notebook and the seed) for reading its numbers.
+    """
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
@@ -95,6 +99,9 @@ def run(path, fast, seed=0, timeout=3600):
     except (CellTimeoutError, DeadKernelError) as exc:
         stopped.append(f"stopped: {type(exc).__name__}: {str(exc).splitlines()[0]}")
     seconds = time.perf_counter() - start
+    if keep is not None:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, Path(keep) / f"{path.stem}.seed{seed}.ipynb")
     found = failures(nb, first_cell=1 if seed else 0) + stopped
     return Run(path, seed, fast, seconds, tuple(found))
 
@@ -127,12 +134,12 @@ def full(paths, readme=REPO_ROOT / "README.md", today=None, runner=run):
     return bad
 
 
-def seeds(paths, seed_values=DEFAULT_SEEDS, runner=run):
+def seeds(paths, seed_values=DEFAULT_SEEDS, runner=run, keep=None):
     """Run ``paths`` in fast mode under each seed shift; the failures, named."""
     bad = []
     for path in paths:
         for seed in seed_values:
-            done = runner(path, fast=True, seed=seed)
+            done = runner(path, fast=True, seed=seed, **({"keep": keep} if keep else {}))
             status = "ok" if not done.failures else f"{len(done.failures)} failure(s)"
             print(f"{path}, seed {seed}: {status} ({course_map.duration(done.seconds)})",
                   flush=True)
@@ -151,13 +158,14 @@ def main(argv=None):
     se = sub.add_parser("seeds", help="every notebook in fast mode under other seeds")
     se.add_argument("paths", nargs="+")
     se.add_argument("--seeds", type=int, nargs="+", default=list(DEFAULT_SEEDS))
+    se.add_argument("--keep", metavar="FOLDER", help="write each executed copy there")
     args = parser.parse_args(argv)
     if args.command == "full":
         bad = full(args.paths, readme=args.readme)
     else:
         if any(k < 1 for k in args.seeds):
             parser.error("--seeds: each shift must be >= 1 (0 is the committed run)")
-        bad = seeds(args.paths, args.seeds)
+        bad = seeds(args.paths, args.seeds, keep=args.keep)
     print(f"{len(bad)} failure(s)" + "".join(f"\n  {line}" for line in bad))
     return 1 if bad else 0
 
