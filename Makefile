@@ -27,7 +27,7 @@ BUILD     := $(if $(filter preinstalled,$(MXNET)),preinstalled,$(shell GPU='$(GP
              $(PYTHON_EXE) -m tutorial.gpu_setup want))
 INSTALLED := $(or $(shell cat $(STAMP) 2>/dev/null),cpu)
 
-.PHONY: horovod lab slides slides-html unit nbval nbval-alt test test-numerics execute-notebooks bench selfcheck clean-venv help FORCE
+.PHONY: horovod lab slides slides-html unit nbval nbval-alt test test-numerics test-full test-seeds execute-notebooks bench selfcheck clean-venv help FORCE
 
 help:
 	@echo "make lab                open the course in JupyterLab (127.0.0.1, token on)"
@@ -39,6 +39,12 @@ help:
 	@echo "make test               unit tests, doctests and nbval over every notebook (fast mode),"
 	@echo "                        then nbval again under a second numeric configuration"
 	@echo "make test-numerics      nbval under a third numeric configuration"
+	@echo "make test-full          every notebook and the deck at full size in a fresh kernel (about"
+	@echo "                        10 min on 2 cores); fails on a check printing False or an error;"
+	@echo "                        writes the times into README.md's course map. Run it before"
+	@echo "                        resolving an issue that changes a notebook"
+	@echo "make test-seeds         every notebook and the deck in fast mode under TUTORIAL_SEED=1, 2, 3"
+	@echo "                        (SEEDS=\"4 5\" for others); fails on a check printing False or an error"
 	@echo "make unit               unit tests and doctests only"
 	@echo "make horovod            build (once, then from its cached wheel) and install Horovod"
 	@echo "make selfcheck          check this machine: versions, devices, one real training run"
@@ -114,6 +120,17 @@ test: unit nbval nbval-alt
 # A third numeric configuration, for changes that touch many notebooks.
 test-numerics: $(STAMP)
 	env $(NUMERIC_THIRD) $(NBVAL)
+
+# Run without saving (tutorial/notebook_runs.py): at full size, timed into README.md's course
+# map; and in fast mode with every seed shifted (TUTORIAL_SEED, tutorial/seeds.py).
+COURSE := notebooks/*.ipynb slides/*.ipynb
+SEEDS  ?= 1 2 3
+
+test-full: $(STAMP)
+	$(BIN)/python -m tutorial.notebook_runs full $(COURSE)
+
+test-seeds: $(STAMP)
+	$(BIN)/python -m tutorial.notebook_runs seeds --seeds $(SEEDS) $(COURSE)
 
 # The committed outputs come from this run (see tests/README.md).
 execute-notebooks: $(STAMP)

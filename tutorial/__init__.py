@@ -3,6 +3,8 @@
 Subpackages, one idea per file:
 
 - ``tutorial.config``   fast mode, read from ``TUTORIAL_FAST`` in one place
+- ``tutorial.seeds``    other seeds: ``TUTORIAL_SEED=K`` shifts every seed by K (read in
+  one place; importing ``tutorial`` installs the shift when it is set)
 - ``tutorial.validate`` the one range and count checker for arguments
 - ``tutorial.progress`` one live line for long cells (what runs, how far, time left)
 - ``tutorial.devices``  GPUs MXNet can really use (probed once per process), and CPU
@@ -36,7 +38,15 @@ Tools around the course, not used by the notebooks:
 - ``tutorial.horovod_setup`` build Horovod once per MXNet build, install it from its cached wheel
 - ``tutorial.lab``      start JupyterLab on the course (``make lab``) or the deck (``make slides``)
 - ``tutorial.notebooks`` maintainer tools: execute, check and build the notebooks
+- ``tutorial.shown_checks`` the failed checks and errors a notebook's outputs show
+- ``tutorial.notebook_runs`` run notebooks without saving them: at full size (``make
+  test-full``, which also times them for the README's course map, ``tutorial.course_map``)
+  and under other seeds (``make test-seeds``)
 - ``tutorial.deck``     the instructor's deck as a static HTML page that needs no network
 """
 
 __version__ = "0.1.0"
+
+from tutorial.seeds import install_from_env as _install_seed_shift  # noqa: E402
+
+_install_seed_shift()        # TUTORIAL_SEED=K: every seed shifted by K (make test-seeds)
