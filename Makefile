@@ -87,7 +87,7 @@ selfcheck: $(STAMP)
 # Numeric configurations other than the machine's own, chosen per machine (uname -m) in
 # tutorial/arch.py: on x86-64, NUMERIC_ALT is oneDNN off, OpenBLAS's Sandybridge kernels and
 # one thread, NUMERIC_THIRD oneDNN's AVX2 kernels; on arm64, oneDNN off and one thread, then
-# three threads. Each changes MXNet's numerics (tests/README.md and
+# also float64 accumulation. Each changes MXNet's numerics (tests/README.md and
 # tests/notebooks/test_numeric_configs.py); the notebooks' compared outputs must not move.
 NUMERIC_ALT   := $(shell $(PYTHON_EXE) -m tutorial.arch numeric alt)
 NUMERIC_THIRD := $(shell $(PYTHON_EXE) -m tutorial.arch numeric third)

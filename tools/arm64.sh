@@ -4,10 +4,10 @@
 # One idea: an arm64 Debian 12 (bookworm, Python 3.11) made with debootstrap and run through
 # qemu-user-static (binfmt_misc), holding a fresh clone of the current commit; inside it
 # (chroot) run `make selfcheck HOROVOD=0`, which creates its own .venv from PyPI's aarch64
-# wheels, a bare `python -c "import mxnet"`, the arch tests (tests/test_arch.py, and
-# tests/notebooks/test_numeric_configs.py: each arm64 numeric configuration of
-# tutorial/arch.py changes the bits), and one notebook under nbval in fast mode, as the
-# machine is and under NUMERIC_ALT (as `make test` does). Prints the time of each step.
+# wheels, a bare `python -c "import mxnet"`, one notebook under nbval in fast mode, as the
+# machine is and under NUMERIC_ALT (as `make test` does), and the arch tests
+# (tests/test_arch.py, and tests/notebooks/test_numeric_configs.py: each arm64 numeric
+# configuration of tutorial/arch.py changes the bits). Prints the time of each step.
 #
 # Needs root (apt-get, debootstrap, chroot, mounts) and Debian's or Ubuntu's apt. Installs
 # qemu-user-static, binfmt-support and debootstrap when missing. The root file system is kept
@@ -101,11 +101,11 @@ mounts
 timed "set-up and make selfcheck HOROVOD=0" inside "make selfcheck HOROVOD=0"
 timed "bare python -c 'import mxnet'" inside \
     ".venv/bin/python -c 'import mxnet, numpy; print(\"mxnet\", mxnet.__version__, \"numpy\", numpy.__version__)'"
-timed "arch tests and numeric configurations" inside \
-    "TUTORIAL_FAST=1 .venv/bin/python -m pytest -q -p no:cacheprovider tests/test_arch.py tests/notebooks/test_numeric_configs.py"
 timed "nbval $NOTEBOOK" inside "TUTORIAL_FAST=1 $NBVAL"
 timed "nbval $NOTEBOOK under NUMERIC_ALT" inside \
     "env \$(.venv/bin/python -m tutorial.arch numeric alt) TUTORIAL_FAST=1 $NBVAL"
+timed "arch tests and numeric configurations" inside \
+    "TUTORIAL_FAST=1 .venv/bin/python -m pytest -q -p no:cacheprovider tests/test_arch.py tests/notebooks/test_numeric_configs.py"
 
 echo "== arm64 ($(chroot "$ROOTFS" uname -m), emulated on $(uname -m)): all steps passed"
 printf '%s\n' "${TIMES[@]}"

@@ -14,7 +14,8 @@ set-up for real in an emulated arm64 Debian (``tools/arm64.sh``).
   (``OPENBLAS_CORETYPE`` picks one) and oneDNN has x86 ISA levels (``DNNL_MAX_CPU_ISA``).
   The aarch64 wheel links one static OpenBLAS with no runtime kernel choice (its
   ``libmxnet.so`` holds no ``OPENBLAS_CORETYPE``) and its oneDNN knows only ``SVE_512``
-  and ``ALL``, so there the configurations switch oneDNN off and change the OpenMP threads.
+  and ``ALL``, so there the configurations switch oneDNN off, then also accumulate in float64
+  (``MXNET_SAFE_ACCUMULATION``, which changes the bits on both machines once oneDNN is off).
 
 >>> gpu_build_refusal("x86_64") is None
 True
@@ -42,8 +43,10 @@ NUMERIC = {
     "aarch64": {
         # Gluon's layers on the wheel's one OpenBLAS instead of oneDNN, one thread.
         "alt": {"MXNET_MKLDNN_ENABLED": "0", "OMP_NUM_THREADS": "1", **_QUIET},
-        # oneDNN on, three threads: operators split their work another way.
-        "third": {"OMP_NUM_THREADS": "3"},
+        # Also softmax and reductions accumulate float32 in float64 (MXNet's operators, so
+        # it needs oneDNN off), two threads.
+        "third": {"MXNET_MKLDNN_ENABLED": "0", "MXNET_SAFE_ACCUMULATION": "1",
+                  "OMP_NUM_THREADS": "2", **_QUIET},
     },
 }
 
