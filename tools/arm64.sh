@@ -72,7 +72,6 @@ mounts() {
     for d in proc dev dev/pts sys; do
         mountpoint -q "$ROOTFS/$d" || mount --bind "/$d" "$ROOTFS/$d"
     done
-    trap unmount EXIT
 }
 
 unmount() {
@@ -81,6 +80,14 @@ unmount() {
     done
     return 0
 }
+
+finish() {                  # on success and on failure: unmount, then the times so far
+    local code=$?
+    unmount
+    echo "== times (arm64 emulated on $(uname -m)$([ $code -eq 0 ] || echo ", FAILED after the last step below"))"
+    printf '%s\n' "${TIMES[@]}"
+}
+trap finish EXIT
 
 inside() {                  # inside "command line": run it in the clone, as a fresh login would
     local pip_vars
@@ -107,5 +114,4 @@ timed "nbval $NOTEBOOK under NUMERIC_ALT" inside \
 timed "arch tests and numeric configurations" inside \
     "TUTORIAL_FAST=1 .venv/bin/python -m pytest -q -p no:cacheprovider tests/test_arch.py tests/notebooks/test_numeric_configs.py"
 
-echo "== arm64 ($(chroot "$ROOTFS" uname -m), emulated on $(uname -m)): all steps passed"
-printf '%s\n' "${TIMES[@]}"
+echo "== arm64 ($(chroot "$ROOTFS" uname -m)): all steps passed"
