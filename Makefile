@@ -27,7 +27,7 @@ BUILD     := $(if $(filter preinstalled,$(MXNET)),preinstalled,$(shell GPU='$(GP
              $(PYTHON_EXE) -m tutorial.gpu_setup want))
 INSTALLED := $(or $(shell cat $(STAMP) 2>/dev/null),cpu)
 
-.PHONY: horovod lab slides slides-html unit nbval nbval-alt test test-numerics test-full test-seeds execute-notebooks bench selfcheck clean-venv help FORCE
+.PHONY: horovod lab slides slides-html unit nbval nbval-alt test test-numerics test-full test-seeds test-arm64 execute-notebooks bench selfcheck clean-venv help FORCE
 
 help:
 	@echo "make lab                open the course in JupyterLab (127.0.0.1, token on)"
@@ -48,10 +48,12 @@ help:
 	@echo "make unit               unit tests and doctests only"
 	@echo "make horovod            build (once, then from its cached wheel) and install Horovod"
 	@echo "make selfcheck          check this machine: versions, devices, one real training run"
+	@echo "make test-arm64         set-up, selfcheck and a notebook in an emulated arm64 Debian (root)"
 	@echo "make execute-notebooks  re-run every notebook in fast mode and store its outputs"
 	@echo "make bench              run the benchmarks (ratios against MXNet in the same process)"
 
 $(STAMP): pyproject.toml $(if $(filter $(BUILD),$(INSTALLED)),,FORCE)
+	@test -n "$(BUILD)" || { GPU='$(GPU)' $(PYTHON_EXE) -m tutorial.gpu_setup want; exit 1; }
 	@test -n "$(PYTHON_EXE)" || { echo "$(PYTHON) not found: install Python 3.12 (or 3.11, 3.13), or name one with make PYTHON=..."; exit 1; }
 	@$(PYTHON_EXE) -c "import sys; v = sys.version_info[:2]; sys.exit(0 if $(SUPPORTED) else \
 	  'the course runs on Python 3.11, 3.12 and 3.13 (3.10 has reached its end of life; 3.14 has no numpy below 2.0, which mxnet 1.9.1 needs), ' \
@@ -88,13 +90,13 @@ horovod: $(STAMP)
 selfcheck: $(STAMP)
 	$(BIN)/python -m tutorial.check
 
-# Numeric configurations other than the machine's own. Each setting changes MXNet's
-# numerics on our machines (tests/README.md and tests/notebooks/test_numeric_configs.py); the
-# notebooks' compared outputs must not move.
-# The storage-fallback variable only silences the log MXNet prints with oneDNN off.
-NUMERIC_ALT   := MXNET_MKLDNN_ENABLED=0 OPENBLAS_CORETYPE=SandyBridge OMP_NUM_THREADS=1 \
-                 MXNET_STORAGE_FALLBACK_LOG_VERBOSE=0
-NUMERIC_THIRD := DNNL_MAX_CPU_ISA=AVX2 OMP_NUM_THREADS=2
+# Numeric configurations other than the machine's own, chosen per machine (uname -m) in
+# tutorial/arch.py: on x86-64, NUMERIC_ALT is oneDNN off, OpenBLAS's Sandybridge kernels and
+# one thread, NUMERIC_THIRD oneDNN's AVX2 kernels; on arm64, oneDNN off and one thread, then
+# also float64 accumulation. Each changes MXNet's numerics (tests/README.md and
+# tests/notebooks/test_numeric_configs.py); the notebooks' compared outputs must not move.
+NUMERIC_ALT   := $(shell $(PYTHON_EXE) -m tutorial.arch numeric alt)
+NUMERIC_THIRD := $(shell $(PYTHON_EXE) -m tutorial.arch numeric third)
 NBVAL := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q --nbval notebooks slides \
          --sanitize-with tests/nbval_sanitize.cfg
 
@@ -135,6 +137,11 @@ test-seeds: $(STAMP)
 # The committed outputs come from this run (see tests/README.md).
 execute-notebooks: $(STAMP)
 	TUTORIAL_FAST=1 $(BIN)/python -m tutorial.notebooks execute notebooks/*.ipynb slides/*.ipynb
+
+# arm64 Linux, emulated here: the real set-up, selfcheck and one notebook under nbval in an
+# arm64 Debian 12 made with debootstrap and qemu-user-static (tools/arm64.sh; needs root).
+test-arm64:
+	bash tools/arm64.sh
 
 bench: $(STAMP)
 	@for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -12,7 +12,7 @@ import tomllib
 
 import pytest
 
-from tutorial import gpu_setup
+from tutorial import arch, gpu_setup
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,8 +50,28 @@ def _want(gpu, path):
 ])
 def test_build_follows_the_switch_then_the_driver(tmp_path, gpu, smi, build):
     path = _fake_smi(tmp_path / "bin", smi) if smi else str(tmp_path / "empty")
-    assert _want(gpu, path) == (0, build, "")
-    assert gpu_setup.wanted_build({"GPU": gpu, "PATH": path})[0] == build
+    assert gpu_setup.wanted_build({"GPU": gpu, "PATH": path}, machine="x86_64")[0] == build
+    if build == "cpu" or arch.gpu_build_refusal() is None:     # this machine has a GPU wheel
+        assert _want(gpu, path) == (0, build, "")
+
+
+@pytest.mark.parametrize("machine", ["aarch64", "arm64"])
+def test_arm64_never_picks_the_gpu_build_and_refuses_gpu_1(tmp_path, machine):
+    path = _fake_smi(tmp_path / "bin", WORKING)
+    build, why = gpu_setup.wanted_build({"GPU": "", "PATH": path}, machine=machine)
+    assert build == "cpu" and why.startswith("nvidia-smi lists a GPU, but the GPU build")
+    assert gpu_setup.wanted_build({"GPU": "0", "PATH": path}, machine=machine)[0] == "cpu"
+    with pytest.raises(ValueError, match=r"^GPU=1: the GPU build of MXNet \(mxnet-cu117 "
+                       r"1\.9\.1\) has wheels for x86-64 Linux only, not for aarch64"):
+        gpu_setup.wanted_build({"GPU": "1", "PATH": path}, machine=machine)
+
+
+def test_gpu_1_on_arm64_stops_make_with_that_sentence(tmp_path):
+    """`make` runs `want` through the base interpreter; on arm64 it exits 1 with the reason."""
+    if arch.gpu_build_refusal() is None:
+        pytest.skip("this machine has a GPU wheel: tests/test_arch.py checks the refusal")
+    code, out, err = _want("1", str(tmp_path))
+    assert code == 1 and out == "" and "has wheels for x86-64 Linux only" in err
 
 
 def test_an_unknown_switch_is_refused_with_the_accepted_values(tmp_path):

@@ -117,10 +117,11 @@ def test_the_cache_is_outside_the_venv_and_can_be_moved():
         == Path("/w")
 
 
-def test_the_key_tells_builds_of_mxnet_and_pythons_apart():
-    keys = {horovod_setup.cache_key("0.28.1", dist, "1.9.1", tag)
-            for dist in ("mxnet", "mxnet-cu117") for tag in ("cp310", "cp311")}
-    assert len(keys) == 4
+def test_the_key_tells_builds_of_mxnet_pythons_and_machines_apart():
+    keys = {horovod_setup.cache_key("0.28.1", dist, "1.9.1", tag, machine)
+            for dist in ("mxnet", "mxnet-cu117") for tag in ("cp311", "cp312")
+            for machine in ("x86_64", "aarch64")}
+    assert len(keys) == 8
 
 
 def test_the_gpu_build_adds_nccl_and_nothing_else():

@@ -30,7 +30,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from tutorial import numpy_aliases
+from tutorial import arch, numpy_aliases
 from tutorial.wheel_cache import source_built
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,17 +54,24 @@ def driver_sees_gpu(path=None):
     return done.returncode == 0 and "GPU " in done.stdout
 
 
-def wanted_build(environ=None):
-    """('gpu' or 'cpu', why): GPU=1 or GPU=0 decide; unset or empty, the driver does."""
+def wanted_build(environ=None, machine=None):
+    """('gpu' or 'cpu', why): GPU=1 or GPU=0 decide; unset or empty, the driver does. On a
+    machine with no GPU wheel (arm64: tutorial/arch.py) GPU=1 is refused and a GPU that
+    nvidia-smi lists does not choose the GPU build."""
     environ = os.environ if environ is None else environ
+    refusal = arch.gpu_build_refusal(machine)
     switch = environ.get("GPU", "").strip().lower()
     if switch in _YES:
+        if refusal:
+            raise ValueError(f"GPU=1: {refusal}")
         return "gpu", "GPU=1"
     if switch in _NO:
         return "cpu", "GPU=0"
     if switch:
         raise ValueError(f"GPU must be 1, 0 or unset, not {environ['GPU']!r}")
     if driver_sees_gpu(environ.get("PATH")):
+        if refusal:
+            return "cpu", "nvidia-smi lists a GPU, but " + refusal.split(":")[0]
         return "gpu", "nvidia-smi lists a GPU"
     return "cpu", "no working nvidia-smi"
 

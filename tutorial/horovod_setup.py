@@ -13,7 +13,8 @@ once ``cmake`` and ``wheel`` (pinned in pyproject.toml, ``[tool.tutorial.horovod
 in the environment. The wheel goes to a cache outside ``.venv``,
 ``~/.cache/tutorial/wheels/<key>/`` (``TUTORIAL_WHEEL_CACHE`` or ``XDG_CACHE_HOME`` move
 it), where the key names Horovod's version, the MXNet build it was compiled against and
-the Python tag: a second set-up, also after ``rm -rf .venv``, installs that wheel in
+the Python tag and the machine (x86_64, aarch64: one home folder may serve both, as in a
+container): a second set-up, also after ``rm -rf .venv``, installs that wheel in
 seconds, and a switch to the GPU build (``mxnet-cu117``) builds its own.
 
 The GPU build adds ``HOROVOD_GPU_OPERATIONS=NCCL``, so that gradients are summed between
@@ -23,15 +24,16 @@ here: the course's machines have no GPU).
 If the build fails, set-up goes on without Horovod: this prints why and how to fix it,
 and the Horovod cells and tests print the same advice (``horovod_problem()``).
 
->>> cache_key("0.28.1", "mxnet", "1.9.1", "cp311")
-'horovod-0.28.1_mxnet-1.9.1_cp311'
->>> next_action(installed=None, wanted="horovod-0.28.1_mxnet-1.9.1_cp311", wheel=None)
+>>> cache_key("0.28.1", "mxnet", "1.9.1", "cp311", "x86_64")
+'horovod-0.28.1_mxnet-1.9.1_cp311_x86_64'
+>>> next_action(installed=None, wanted="horovod-0.28.1_mxnet-1.9.1_cp311_x86_64", wheel=None)
 'build'
 """
 
 import argparse
 import importlib.metadata
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -63,9 +65,9 @@ def build_env(build):
     return dict(BUILD_ENV, **(GPU_BUILD_ENV if build == "gpu" else {}))
 
 
-def cache_key(horovod, mxnet_dist, mxnet_version, python_tag):
-    """One folder per (Horovod, MXNet build, Python): a wheel is only valid for those."""
-    return f"horovod-{horovod}_{mxnet_dist}-{mxnet_version}_{python_tag}"
+def cache_key(horovod, mxnet_dist, mxnet_version, python_tag, machine):
+    """One folder per (Horovod, MXNet build, Python, machine): a wheel is valid for those only."""
+    return f"horovod-{horovod}_{mxnet_dist}-{mxnet_version}_{python_tag}_{machine}"
 
 
 def version_of(dist):
@@ -76,10 +78,10 @@ def version_of(dist):
 
 
 def this_key(horovod_version):
-    """The cache key for this environment's MXNet and Python."""
+    """The cache key for this environment's MXNet, Python and machine."""
     dist = GPU_DIST if version_of(GPU_DIST) else CPU_DIST
     tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
-    return cache_key(horovod_version, dist, version_of(dist), tag)
+    return cache_key(horovod_version, dist, version_of(dist), tag, platform.machine())
 
 
 def cached_wheel(folder):

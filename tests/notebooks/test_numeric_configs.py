@@ -1,19 +1,19 @@
 """`make test` runs nbval a second time under NUMERIC_ALT; prove that pass is not a copy.
 
-Each configuration named in the Makefile must give other bits than the machine's default
-for a small training run. If MXNet stopped reading one of these variables (or the wheel
-changed), the second nbval pass would silently test the same numerics twice; this fails
-instead.
+Each configuration the Makefile takes from tutorial/arch.py for this machine (x86-64 or
+arm64) must give other bits than the machine's default for a small training run. If
+MXNet stopped reading one of these variables (or the wheel changed), the second nbval pass
+would silently test the same numerics twice; this fails instead.
 """
 
 import os
-import re
-import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tutorial import arch
 
 pytestmark = pytest.mark.slow     # each configuration trains in a subprocess
 
@@ -42,15 +42,14 @@ print(hashlib.sha1(weights).hexdigest())
 """
 
 NUMERIC_VARS = ("MXNET_MKLDNN_ENABLED", "OPENBLAS_CORETYPE", "OMP_NUM_THREADS",
-                "DNNL_MAX_CPU_ISA", "MKL_NUM_THREADS", "MXNET_STORAGE_FALLBACK_LOG_VERBOSE")
+                "DNNL_MAX_CPU_ISA", "MKL_NUM_THREADS", "MXNET_STORAGE_FALLBACK_LOG_VERBOSE",
+                "MXNET_SAFE_ACCUMULATION")
 
 
-def makefile_settings(name):
-    """The VAR=value pairs of a Makefile variable (continuation lines joined)."""
-    text = (ROOT / "Makefile").read_text().replace("\\\n", " ")
-    match = re.search(rf"^{name}\s*:=(.*)$", text, re.MULTILINE)
-    assert match, f"the Makefile defines no {name}"
-    return dict(pair.split("=", 1) for pair in shlex.split(match.group(1)))
+def make_nbval_lines(target):
+    """The nbval command lines that ``make -n target`` would run."""
+    done = subprocess.run(["make", "-n", target], cwd=ROOT, capture_output=True, text=True)
+    return [line for line in done.stdout.splitlines() if "--nbval" in line]
 
 
 def weights_hash(settings):
@@ -62,23 +61,27 @@ def weights_hash(settings):
     return done.stdout.strip()
 
 
-def test_makefile_settings_are_parsed():
-    alt = makefile_settings("NUMERIC_ALT")
-    assert alt["MXNET_MKLDNN_ENABLED"] == "0"
-    assert set(alt) <= set(NUMERIC_VARS)
-
-
-@pytest.mark.parametrize("name", ["NUMERIC_ALT", "NUMERIC_THIRD"])
-def test_each_configuration_changes_the_numerics(name):
+def test_each_configuration_changes_the_numerics():
     default = weights_hash({})
     assert default == weights_hash({}), "the same configuration must give the same bits"
-    assert weights_hash(makefile_settings(name)) != default, (
-        f"{name} gives the default configuration's bits: the extra nbval pass checks nothing")
+    seen = {"default": default}
+    for name in ("alt", "third"):
+        bits = weights_hash(arch.numeric_settings(name))
+        assert bits not in seen.values(), (
+            f"the {name} configuration of {arch.machine_name()} gives the bits of "
+            f"{[k for k, v in seen.items() if v == bits]}: its nbval pass checks nothing new "
+            f"(tutorial/arch.py)")
+        seen[name] = bits
 
 
-def test_make_test_runs_nbval_under_numeric_alt():
-    done = subprocess.run(["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True)
-    nbval_lines = [line for line in done.stdout.splitlines() if "--nbval" in line]
-    assert len(nbval_lines) == 2, done.stdout
-    assert "MXNET_MKLDNN_ENABLED=0" in nbval_lines[1] and \
-        "MXNET_MKLDNN_ENABLED" not in nbval_lines[0]
+def test_make_test_runs_nbval_under_this_machines_alt():
+    first, second = make_nbval_lines("test")
+    assert "MXNET_MKLDNN_ENABLED" not in first
+    assert second.startswith("env " + " ".join(
+        f"{k}={v}" for k, v in arch.numeric_settings("alt").items()) + " "), second
+
+
+def test_make_test_numerics_runs_nbval_under_this_machines_third():
+    [line] = make_nbval_lines("test-numerics")
+    assert line.startswith("env " + " ".join(
+        f"{k}={v}" for k, v in arch.numeric_settings("third").items()) + " "), line

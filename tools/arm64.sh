@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# `make test-arm64`: the course's real set-up on arm64 Linux, emulated on this x86-64 machine.
+#
+# One idea: an arm64 Debian 12 (bookworm, Python 3.11) made with debootstrap and run through
+# qemu-user-static (binfmt_misc), holding a fresh clone of the current commit; inside it
+# (chroot) run `make selfcheck HOROVOD=0`, which creates its own .venv from PyPI's aarch64
+# wheels, a bare `python -c "import mxnet"`, one notebook under nbval in fast mode, as the
+# machine is and under NUMERIC_ALT (as `make test` does), and the arch tests
+# (tests/test_arch.py, and tests/notebooks/test_numeric_configs.py: each arm64 numeric
+# configuration of tutorial/arch.py changes the bits). Prints the time of each step.
+#
+# Needs root (apt-get, debootstrap, chroot, mounts) and Debian's or Ubuntu's apt. Installs
+# qemu-user-static, binfmt-support and debootstrap when missing. The root file system is kept
+# in ~/.cache/tutorial/arm64-bookworm (ARM64_ROOTFS moves it; delete it to start over), so a
+# second run skips debootstrap; pip's cache inside it keeps the wheels. Only committed work
+# is tested: the clone is of HEAD. Horovod is left out (HOROVOD=0): its C++ build needs a
+# compiler in the root file system and takes about 3 CPU-minutes natively, many times that
+# under emulation. Network: Debian's mirror (debootstrap) and PyPI (pip), nothing else.
+#
+#   make test-arm64                              # or: sudo bash tools/arm64.sh
+#   NOTEBOOK=notebooks/00_setup.ipynb make test-arm64
+set -euo pipefail
+
+ROOTFS=${ARM64_ROOTFS:-${XDG_CACHE_HOME:-$HOME/.cache}/tutorial/arm64-bookworm}
+NOTEBOOK=${NOTEBOOK:-notebooks/01_sgd.ipynb}
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+PACKAGES=python3,python3-venv,make,git,ca-certificates
+REPO=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
+COMMIT=$(git -C "$REPO" rev-parse HEAD)
+HEAVY=$(command -v heavy || true)       # the shared machine's CPU semaphore, when there is one
+TIMES=()
+
+[ "$(id -u)" -eq 0 ] || { echo "tools/arm64.sh needs root (debootstrap, chroot): sudo make test-arm64"; exit 1; }
+
+timed() {   # timed "what" command...: run it, note how long it took
+    local what=$1 start=$SECONDS; shift
+    echo "== $what"
+    "$@"
+    TIMES+=("$(printf '%-44s %4d s' "$what" $((SECONDS - start)))")
+}
+
+host_tools() {
+    if ! command -v debootstrap >/dev/null || ! command -v qemu-aarch64-static >/dev/null \
+            || ! command -v update-binfmts >/dev/null; then
+        apt-get update -q
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q qemu-user-static binfmt-support debootstrap
+    fi
+    [ "$(uname -m)" = aarch64 ] && return 0         # a real arm64 machine: nothing to emulate
+    mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+    update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
+    grep -qx enabled /proc/sys/fs/binfmt_misc/qemu-aarch64 || {
+        echo "binfmt_misc cannot run arm64 programs here (no /proc/sys/fs/binfmt_misc/qemu-aarch64)"; exit 1; }
+}
+
+root_fs() {                 # made once; a marker tells a finished debootstrap from a broken one
+    [ -f "$ROOTFS/.tutorial-rootfs-complete" ] && { echo "reusing $ROOTFS"; return 0; }
+    rm -rf "$ROOTFS.partial"
+    mkdir -p "$(dirname "$ROOTFS")"
+    $HEAVY debootstrap --arch=arm64 --variant=minbase --include=$PACKAGES bookworm "$ROOTFS.partial" "$MIRROR"
+    touch "$ROOTFS.partial/.tutorial-rootfs-complete"
+    rm -rf "$ROOTFS"; mv "$ROOTFS.partial" "$ROOTFS"
+}
+
+clone() {                   # a fresh clone each run: no .venv or build output from the host
+    rm -rf "$ROOTFS/root/tutorial"
+    git clone --quiet --no-hardlinks "$REPO" "$ROOTFS/root/tutorial"
+    git -C "$ROOTFS/root/tutorial" checkout --quiet "$COMMIT"
+}
+
+mounts() {
+    cp -L /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
+    for d in proc dev dev/pts sys; do
+        mountpoint -q "$ROOTFS/$d" || mount --bind "/$d" "$ROOTFS/$d"
+    done
+}
+
+unmount() {
+    for d in sys dev/pts dev proc; do
+        mountpoint -q "$ROOTFS/$d" && umount -l "$ROOTFS/$d"
+    done
+    return 0
+}
+
+finish() {                  # on success and on failure: unmount, then the times so far
+    local code=$?
+    unmount
+    echo "== times (arm64 emulated on $(uname -m)$([ $code -eq 0 ] || echo ", FAILED after the last step below"))"
+    printf '%s\n' "${TIMES[@]}"
+}
+trap finish EXIT
+
+inside() {                  # inside "command line": run it in the clone, as a fresh login would
+    local pip_vars
+    pip_vars=$(env | grep -E '^PIP_' | tr '\n' ' ' || true)
+    # shellcheck disable=SC2086
+    $HEAVY chroot "$ROOTFS" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin $pip_vars \
+        /bin/bash -c "cd /root/tutorial && $1"
+}
+
+NBVAL=".venv/bin/python -m pytest -q -p no:cacheprovider --nbval $NOTEBOOK --sanitize-with tests/nbval_sanitize.cfg"
+
+timed "host tools (qemu-user-static, debootstrap)" host_tools
+timed "arm64 Debian 12 root file system" root_fs
+echo "arm64 userland: $(chroot "$ROOTFS" uname -m), $(chroot "$ROOTFS" python3 --version)"
+timed "clone of $COMMIT" clone
+mounts
+timed "set-up and make selfcheck HOROVOD=0" inside "make selfcheck HOROVOD=0"
+timed "bare python -c 'import mxnet'" inside \
+    ".venv/bin/python -c 'import mxnet, numpy; print(\"mxnet\", mxnet.__version__, \"numpy\", numpy.__version__)'"
+timed "nbval $NOTEBOOK" inside "TUTORIAL_FAST=1 $NBVAL"
+timed "nbval $NOTEBOOK under NUMERIC_ALT" inside \
+    "env \$(.venv/bin/python -m tutorial.arch numeric alt) TUTORIAL_FAST=1 $NBVAL"
+timed "arch tests and numeric configurations" inside \
+    "TUTORIAL_FAST=1 .venv/bin/python -m pytest -q -p no:cacheprovider tests/test_arch.py tests/notebooks/test_numeric_configs.py"
+
+echo "== arm64 ($(chroot "$ROOTFS" uname -m)): all steps passed"
