@@ -67,8 +67,8 @@ def underflow(gradients, scale=1.0):
     g = g[g != 0] * np.float32(scale)
     if g.size == 0:
         raise ValueError("the gradients have no nonzero entry: nothing can underflow")
-    h = g.astype(np.float16)
     with np.errstate(over="ignore"):
-        return Underflow(float(scale), int(g.size), float(np.mean(h == 0)),
-                         float(np.mean(np.abs(g) < FLOAT16_SMALLEST_NORMAL)),
-                         float(np.mean(np.isinf(h))))
+        h = g.astype(np.float16)
+    return Underflow(float(scale), int(g.size), float(np.mean(h == 0)),
+                     float(np.mean(np.abs(g) < FLOAT16_SMALLEST_NORMAL)),
+                     float(np.mean(np.isinf(h))))
