@@ -53,6 +53,43 @@ print(json.dumps(out))
 """
 
 
+GPU_SCRIPT = r"""
+import json, sys
+import mxnet as mx
+from mxnet import autograd, gluon, nd
+from mxnet.contrib import amp
+from tutorial.parallel.workload import digits_batches, mlp
+amp.init()                                           # float16 where safe, before the net
+ctx, steps = mx.gpu(0), int(sys.argv[1])
+net = mlp((128, 128), seed=0, ctx=ctx)
+trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+amp.init_trainer(trainer)                            # attaches the dynamic loss scaler
+loss_fn, batches, losses = gluon.loss.SoftmaxCrossEntropyLoss(), digits_batches(64), []
+for _ in range(steps):
+    X, y = next(batches)
+    X, y = nd.array(X, ctx=ctx), nd.array(y, ctx=ctx)
+    with autograd.record():
+        loss = loss_fn(net(X), y)
+        with amp.scale_loss(loss, trainer) as scaled:
+            autograd.backward(scaled)
+    trainer.step(len(X))
+    losses.append(float(loss.mean().asscalar()))
+print(json.dumps({"losses": losses, "loss_scale": trainer._amp_loss_scaler.loss_scale}))
+"""
+
+
+def gpu_training(steps=20, timeout=600):
+    """``steps`` steps of float16 training with amp on ``mx.gpu(0)``, in a fresh process:
+    {"losses": [...], "loss_scale": ...}. Only where a GPU with cuDNN is."""
+    done = subprocess.run([sys.executable, "-c", GPU_SCRIPT, str(int(steps))],
+                          capture_output=True, text=True, timeout=timeout)
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError("amp float16 training failed: " +
+                           (done.stderr.strip().splitlines() or ["no output"])[-1])
+    return json.loads(lines[-1])
+
+
 @dataclasses.dataclass(frozen=True)
 class AmpReport:
     target_dtype: str
