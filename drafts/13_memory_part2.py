@@ -73,6 +73,9 @@ for S, r in reports.items():
     print(f"scale {S:6.0f}: of {r.nonzero} nonzero gradient entries, {r.flushed:.2%} become 0 "
           f"in float16, {r.subnormal:.1%} are below its smallest normal, "
           f"{r.overflowed:.2%} overflow")
+
+# %%
+# NBVAL_IGNORE_OUTPUT
 flat = np.concatenate([g.ravel() for g in grads])
 magnitudes = np.log2(np.abs(flat[flat != 0]))
 plt.figure(figsize=(8, 3))
