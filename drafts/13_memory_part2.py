@@ -367,10 +367,11 @@ for op in ops:
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-peak = roofline_measure.peak_flops(config.pick(full=2048, fast=1024))
-bandwidth = roofline_measure.bandwidth(4 * n)
 points = roofline_measure.operations(n, d)
 rungs = roofline_measure.ladder(config.pick(full=128, fast=64))
+# other programs only slow a measurement down: the best of two, before and after
+peak = max(roofline_measure.peak_flops(config.pick(full=2048, fast=1024)) for _ in range(2))
+bandwidth = max(roofline_measure.bandwidth(4 * n, repeats=10) for _ in range(2))
 ridge = peak / bandwidth
 print(f"peak {peak / 1e9:.1f} GFLOP/s, bandwidth {bandwidth / 1e9:.1f} GB/s, "
       f"ridge {ridge:.1f} FLOPs/byte")
@@ -393,13 +394,18 @@ print("M X runs at least 3x as many FLOP/s as M x:",
 print("notebook 01's ladder climbs: each rung at least 3x the FLOP/s of the one below:",
       rungs[1].flops_per_s > 3 * rungs[0].flops_per_s and
       rungs[2].flops_per_s > 3 * rungs[1].flops_per_s)
+dot_roof = roofline.attainable(rungs[0].operation.intensity, peak, bandwidth)
+print("its dot-product rung runs below a tenth of its roof:", rungs[0].flops_per_s < dot_roof / 10)
 
 # %% [markdown]
 # So the ladder climbs for two reasons the roofline separates. Between M x and M X the
-# arithmetic is the same and the bytes are not: M x sits on the sloped roof, limited by
-# memory, while M X reuses every number d times and reaches the flat one. Between the dot
-# products and M x the intensity barely changes (1/4 against 1/2), yet notebook 01's rung
-# is far below its roof: d·n separate calls, each paying MXNet's launch cost, which no
-# roof includes. The optimizer update and the allreduce sit with the dot product: no
+# arithmetic is the same and the bytes are not: M x lies left of the ridge, under the
+# roof that memory sets, while M X reuses every number d times and lies right of it,
+# where only arithmetic limits it (how close a product comes to the peak depends on its
+# kernel). Between the dot products and M x the intensity barely changes (1/4 against
+# 1/2), yet notebook 01's dot-product rung runs far below its roof: d·n separate calls,
+# each paying MXNet's launch cost, which no roof includes. A measured point can also
+# sit above its roof: the bandwidth is that of one copy, and an operation whose data
+# stays in a cache, or which more threads read, can go faster. The optimizer update and the allreduce sit with the dot product: no
 # batch size makes them compute-bound, which is why sharding them (sections 2 and 3)
 # and sending fewer bytes (section 5) pay.
