@@ -185,20 +185,27 @@ print("float16 sends exactly half:", 2 * half == full == train_bytes(fp32.sizes,
 # `mxnet.contrib.amp` does the same automatically: `amp.init()` rewrites MXNet's
 # operators to run in the lower precision where that is safe, `amp.init_trainer` attaches
 # a dynamic loss scaler (the rule above: 2¹⁶ to start, doubled after 2000 good steps),
-# and `amp.scale_loss` multiplies the loss. On a CPU its target is bfloat16 (oneDNN's
-# kernels), which has float32's range and needs no loss scaling; float16 is for GPUs.
-# `amp.init` changes MXNet for the whole process, so we try each in a fresh one:
-
-# %%
-bf16, fp16 = amp_probe.probe("bfloat16"), amp_probe.probe("float16")
-print(f"amp bfloat16 on CPU: forward and backward ran: {bf16.ran}; output {bf16.output_dtype}, "
-      f"gradients {bf16.grad_dtype} (the master weights stay float32)")
-print(f"amp float16 on CPU ran: {fp16.ran}; error: {fp16.error}")
+# and `amp.scale_loss` multiplies the loss. On a CPU its target is bfloat16, which has
+# float32's range and needs no loss scaling; float16 is for GPUs. `amp.init` changes
+# MXNet for the whole process, so we try each in a fresh one. What runs depends on
+# whether oneDNN is on (the course's second numeric configuration turns it off):
 
 # %%
 # NBVAL_IGNORE_OUTPUT
-print(f"bfloat16 output against float32's on the same weights: max relative difference "
-      f"{bf16.max_rel_diff:.1e}")
+bf16, fp16 = amp_probe.probe("bfloat16"), amp_probe.probe("float16")
+print(f"oneDNN on: {amp_probe.onednn_on()}")
+for report in (bf16, fp16):
+    print(f"amp {report.target_dtype} on CPU: forward and backward ran: {report.ran}; "
+          + (f"output {report.output_dtype}, gradients {report.grad_dtype}, max relative "
+             f"difference from float32's output {report.max_rel_diff:.1e}" if report.ran
+             else f"error: {report.error}"))
+
+# %%
+print("amp bfloat16 runs on CPU exactly when oneDNN is on:", bf16.ran == amp_probe.onednn_on())
+print("where it runs, the weights' gradients (and so the master weights) stay float32:",
+      not bf16.ran or bf16.grad_dtype == "float32")
+print("amp float16 does not run on CPU (its Dense layer needs cuDNN):",
+      not fp16.ran and "CuDNN" in fp16.error)
 
 # %% [markdown]
 # On a GPU, float16 with amp is three lines in the training loop. The cell runs them

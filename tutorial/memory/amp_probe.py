@@ -4,8 +4,9 @@
 and for good, so the probe runs in a subprocess and the caller's MXNet stays as it was.
 It builds a two-layer Dense net, runs a forward and a backward pass under
 ``amp.init(target_dtype="bfloat16")`` and compares the output with float32's on the same
-weights. On CPU contexts amp targets bfloat16 (oneDNN's kernels; float16 Dense needs
-cuDNN); on GPUs, float16 with ``amp.init_trainer`` and ``amp.scale_loss`` (its dynamic
+weights. On CPU contexts amp targets bfloat16, which only oneDNN's kernels run: with
+oneDNN switched off (``MXNET_MKLDNN_ENABLED=0``) the bfloat16 Dense layer fails when its
+result is read ("Unsupported type 12"), and float16 Dense needs cuDNN; on GPUs, float16 with ``amp.init_trainer`` and ``amp.scale_loss`` (its dynamic
 loss scaler is :class:`tutorial.memory.loss_scaling.DynamicLossScaler`'s rule).
 
 >>> report = probe("float16", timeout=120)        # float16 is for GPUs: refused on a CPU
@@ -44,6 +45,7 @@ try:
         loss = y.astype("float32").sum()
     loss.backward()
     value = nd.amp_cast(y, dtype="float32").asnumpy() if target == "bfloat16" else y.asnumpy()
+    net[0].weight.grad().asnumpy()                   # waits: errors surface here, not earlier
     out.update(ran=True, output_dtype=str(y.dtype if target != "bfloat16" else "bfloat16"),
                grad_dtype=str(np.dtype(net[0].weight.grad().dtype)),
                max_rel_diff=float(np.abs(value - reference).max() / np.abs(reference).max()))
@@ -88,6 +90,16 @@ def gpu_training(steps=20, timeout=600):
         raise RuntimeError("amp float16 training failed: " +
                            (done.stderr.strip().splitlines() or ["no output"])[-1])
     return json.loads(lines[-1])
+
+
+def onednn_on(env=None):
+    """True when this MXNet has oneDNN (MKLDNN) and ``MXNET_MKLDNN_ENABLED`` does not turn it off."""
+    import os
+
+    import mxnet as mx
+
+    value = (os.environ if env is None else env).get("MXNET_MKLDNN_ENABLED", "1")
+    return mx.runtime.Features().is_enabled("MKLDNN") and value.strip() != "0"
 
 
 @dataclasses.dataclass(frozen=True)
