@@ -1,0 +1,93 @@
+"""Mixed-precision training against float32 training and against Gluon's own SGD."""
+
+import mxnet as mx
+import numpy as np
+import pytest
+from mxnet import autograd, gluon
+
+from tutorial.memory.amp_probe import onednn_on, probe
+from tutorial.memory.loss_scaling import DynamicLossScaler
+from tutorial.memory.mixed_precision import train, train_bytes
+from tutorial.parallel.workload import digits_batches, mlp
+
+DEVICES = [mx.cpu(0), mx.cpu(1)]
+
+
+def make_net():
+    return mlp((32, 32), seed=0)
+
+
+def gluon_reference(steps, lr=0.1, momentum=0.9):
+    """One device, MXNet's own SGD with momentum on the whole batch (an independent code path)."""
+    net, loss_fn = make_net(), gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), "sgd",
+                            {"learning_rate": lr, "momentum": momentum})
+    batches = digits_batches(64, seed=0)
+    for _ in range(steps):
+        X, y = next(batches)
+        with autograd.record():
+            loss = loss_fn(net(mx.nd.array(X)), mx.nd.array(y)).sum()
+        loss.backward()
+        trainer.step(len(X))
+    return [p.data().asnumpy() for p in net.collect_params().values()]
+
+
+def test_float32_mode_equals_gluon_sgd_on_one_device():
+    run = train(make_net, DEVICES, digits_batches(64, seed=0), 8, dtype="float32")
+    for ours, theirs in zip(run.master, gluon_reference(8)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-5)
+
+
+def test_float16_with_loss_scaling_stays_close_to_float32():
+    ref = train(make_net, DEVICES, digits_batches(64, seed=0), 10, dtype="float32")
+    mp = train(make_net, DEVICES, digits_batches(64, seed=0), 10, dtype="float16",
+               scaler=DynamicLossScaler(init_scale=2.0 ** 10))
+    assert all(mp.applied)
+    assert np.abs(np.array(mp.losses) - ref.losses).max() < 1e-2
+    distance = np.sqrt(sum(((a - b) ** 2).sum() for a, b in zip(mp.master, ref.master)))
+    size = np.sqrt(sum((a ** 2).sum() for a in ref.master))
+    assert distance / size < 1e-2
+    assert distance > 0                     # float16 did round something: the test can fail
+
+
+def test_overflowing_steps_are_skipped_and_the_scale_halves():
+    start = [p.data().asnumpy() for p in make_net().collect_params().values()]
+    run = train(make_net, DEVICES, digits_batches(64, seed=0), 3, dtype="float16",
+                scaler=DynamicLossScaler(init_scale=2.0 ** 40, max_scale=2.0 ** 40))
+    assert run.applied == [False, False, False]
+    assert run.scales == [2.0 ** 40, 2.0 ** 39, 2.0 ** 38]
+    for w, w0 in zip(run.master, start):
+        np.testing.assert_array_equal(w, w0)
+
+
+def test_float16_halves_the_bytes_sent():
+    runs = {d: train(make_net, DEVICES, digits_batches(64, seed=0), 1, dtype=d)
+            for d in ("float16", "float32")}
+    assert runs["float16"].bytes_sent[0] * 2 == runs["float32"].bytes_sent[0]
+    assert runs["float32"].bytes_sent[0] == train_bytes(runs["float32"].sizes, 2, "float32")
+    # ring, 2 nodes: each sends half its array twice = the whole array, 4 bytes a number
+    assert runs["float32"].bytes_sent[0] == 4 * sum(runs["float32"].sizes)
+
+
+def test_refuses_bad_arguments():
+    with pytest.raises(ValueError, match="dtype"):
+        train(make_net, DEVICES, digits_batches(64), 1, dtype="bfloat16")
+    with pytest.raises(ValueError, match="devices"):
+        train(make_net, [], digits_batches(64), 1)
+
+
+@pytest.mark.slow
+def test_amp_probe_reports_what_runs():
+    float16 = probe("float16")
+    assert not float16.ran and "CuDNN" in float16.error
+    bf16 = probe("bfloat16")
+    assert bf16.ran == onednn_on()           # bfloat16 Dense runs on oneDNN's kernels only
+    if bf16.ran:
+        assert bf16.output_dtype == "bfloat16" and bf16.grad_dtype == "float32"
+        assert 0 < bf16.max_rel_diff < 0.05  # bfloat16 keeps 8 bits: about 1e-2 relative
+    else:
+        assert "Unsupported type" in bf16.error
+
+
+def test_onednn_switch():
+    assert not onednn_on({"MXNET_MKLDNN_ENABLED": "0"})

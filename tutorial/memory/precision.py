@@ -1,0 +1,74 @@
+"""What float16 and bfloat16 keep of a float32 number, and which gradients they lose.
+
+=========  =====  ==============  ===================  =========================
+format     bytes  exponent bits   smallest normal      smallest > 0 (subnormal)
+=========  =====  ==============  ===================  =========================
+float32    4      8               1.2e-38              1.4e-45
+float16    2      5               6.1e-05              6.0e-08
+bfloat16   2      8               1.2e-38              (none kept here: flushed)
+=========  =====  ==============  ===================  =========================
+
+float16 has 10 mantissa bits but a narrow exponent, so small gradients underflow: below
+about 3e-8 they round to 0, and between 6e-8 and 6.1e-5 (subnormal) they keep fewer
+bits; above 65504 they overflow to inf. bfloat16 keeps float32's exponent and only 7 mantissa bits: no underflow, coarse
+rounding. NumPy has no bfloat16, so :func:`to_bfloat16` rounds float32 to it (nearest,
+ties to even, as MXNet's and oneDNN's conversion does) and returns float32 values.
+
+>>> round_trip([1e-8, 1e-6, 1e-3, 7e4], "float16").tolist()
+[0.0, 1.0132789611816406e-06, 0.0010004043579101562, inf]
+>>> round_trip([1e-8, 1.0 + 2 ** -9], "bfloat16").tolist()
+[1.0011717677116394e-08, 1.0]
+>>> BYTES["float16"], BYTES["bfloat16"], BYTES["float32"]
+(2, 2, 4)
+"""
+
+import dataclasses
+
+import numpy as np
+
+BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
+FLOAT16 = np.finfo(np.float16)
+FLOAT16_SMALLEST_NORMAL = float(FLOAT16.tiny)           # 2**-14, about 6.1e-5
+FLOAT16_SMALLEST = float(FLOAT16.smallest_subnormal)    # 2**-24, about 6.0e-8
+
+
+def to_bfloat16(values):
+    """float32 values rounded to bfloat16 (nearest, ties to even), returned as float32."""
+    x = np.ascontiguousarray(values, dtype=np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
+    out = rounded.astype(np.uint32).view(np.float32)
+    return np.where(np.isfinite(x), out, x)          # inf and NaN stay as they are
+
+
+def round_trip(values, dtype):
+    """``values`` (as float32) stored in ``dtype`` and read back as float32."""
+    x = np.asarray(values, dtype=np.float32)
+    if dtype == "bfloat16":
+        return to_bfloat16(x)
+    if dtype not in BYTES:
+        raise ValueError(f"dtype must be one of {', '.join(BYTES)}, got {dtype!r}")
+    with np.errstate(over="ignore"):
+        return x.astype(dtype).astype(np.float32)
+
+
+@dataclasses.dataclass(frozen=True)
+class Underflow:
+    scale: float             # gradients were multiplied by this before the cast
+    nonzero: int             # nonzero float32 gradient entries
+    flushed: float           # share of them that became 0 in float16
+    subnormal: float         # share below float16's smallest normal (fewer bits kept)
+    overflowed: float        # share that became inf
+
+
+def underflow(gradients, scale=1.0):
+    """What casting ``scale * gradients`` (nonzero float32 entries) to float16 does to them."""
+    g = np.concatenate([np.ravel(np.asarray(a, dtype=np.float32)) for a in gradients])
+    g = g[g != 0] * np.float32(scale)
+    if g.size == 0:
+        raise ValueError("the gradients have no nonzero entry: nothing can underflow")
+    with np.errstate(over="ignore"):
+        h = g.astype(np.float16)
+    return Underflow(float(scale), int(g.size), float(np.mean(h == 0)),
+                     float(np.mean(np.abs(g) < FLOAT16_SMALLEST_NORMAL)),
+                     float(np.mean(np.isinf(h))))
