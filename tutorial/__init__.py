@@ -24,12 +24,16 @@ Subpackages, one idea per file:
 - ``tutorial.largebatch`` large-batch training measured: sweeps, critical batch, sharpness
 - ``tutorial.viz``      widgets and plots (pure models, views that only draw)
 - ``tutorial.quizzes``  each notebook's quiz as data (an explanation per option), the grader
+- ``tutorial.memory``   what each device holds and how to shrink it: precision, loss
+  scaling, overlapping communication with the backward pass, the roofline (notebook 13)
 - ``tutorial.check``    the setup self-check and the exercise checkers
 - ``tutorial.d2l_reference`` d2l's own MXNet functions, run as an independent reference
 
 Tools around the course, not used by the notebooks:
 
 - ``tutorial.gpu_setup`` put the CPU or the GPU build of MXNet into the virtual environment
+- ``tutorial.arch``     what the set-up chooses by machine (x86-64 or arm64): GPU build, numeric
+  configurations
 - ``tutorial.preinstalled`` the course beside an MXNet the interpreter already has (NVIDIA's
   container: ``make lab MXNET=preinstalled``)
 - ``tutorial.numpy_aliases`` give MXNet the numpy aliases numpy 1.24 removed, in every process
