@@ -4,6 +4,7 @@ import mxnet as mx
 import numpy as np
 import pytest
 
+from tutorial.memory.amp_probe import onednn_on
 from tutorial.memory.precision import (FLOAT16_SMALLEST, FLOAT16_SMALLEST_NORMAL, round_trip,
                                        to_bfloat16, underflow)
 
@@ -18,6 +19,8 @@ def _values():
                                           65504.0, 65520.0, 3e-8, 2 ** -25])])
 
 
+@pytest.mark.skipif(not onednn_on(), reason="MXNet casts to bfloat16 with oneDNN only "
+                    "(MXNET_MKLDNN_ENABLED=0 turns it off)")
 def test_bfloat16_equals_mxnet_cast():
     x = _values()
     down = mx.nd.amp_cast(mx.nd.array(x), dtype=BFLOAT16)
