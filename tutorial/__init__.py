@@ -21,7 +21,6 @@ Subpackages, one idea per file:
 - ``tutorial.nn``       the digits MLP, a small ResNet, the training loop, blocks written
   from scratch (dropout, DropConnect)
 - ``tutorial.parallel`` splitting batches, data-parallel trainers, collectives, cost model
-- ``tutorial.memory``   memory and precision at scale: mixed precision, overlap, roofline
 - ``tutorial.largebatch`` large-batch training measured: sweeps, critical batch, sharpness
 - ``tutorial.viz``      widgets and plots (pure models, views that only draw)
 - ``tutorial.quizzes``  each notebook's quiz as data (an explanation per option), the grader
