@@ -28,10 +28,43 @@ def forward_order_backwards(p, m):          # also correct: backwards in micro-b
 
 
 def test_the_solution_and_other_valid_gpipe_orders_pass():
-    for answer in (gpipe_schedule, forward_order_backwards, lambda p, m: rows(sch.gpipe(p, m)),
-                   lambda p, m: sch.gpipe(p, m).tasks, lambda p, m: iter(rows(sch.gpipe(p, m)))):
+    for answer in (gpipe_schedule, forward_order_backwards):
         verdict = check_gpipe(answer)
         assert verdict.correct, verdict.text
+
+
+def helper_of_its_own(p, m):
+    return sch.schedule("gpipe", p, m)
+
+
+@pytest.mark.parametrize("answer", [
+    lambda p, m: rows(sch.gpipe(p, m)),                      # the reference the notebook imported
+    lambda p, m: sch.gpipe(p, m).tasks,
+    lambda p, m: iter(rows(sch.gpipe(p, m))),
+    lambda p, m: rows(sch.schedule("gpipe", p, m)),          # through the dispatcher
+    lambda p, m: rows(helper_of_its_own(p, m)),              # through a function of its own
+    sch.gpipe,                                               # the reference itself
+])
+def test_an_answer_that_runs_the_course_gpipe_is_refused_and_told_why(answer):
+    verdict = check_gpipe(answer)
+    assert not verdict.correct
+    assert "course's own GPipe" in verdict.text and "yourself" in verdict.text
+    assert not SECRET.search(verdict.text)
+
+
+def test_watching_the_calls_leaves_the_profiler_as_it_found_it():
+    import sys
+
+    def outer(frame, event, arg):                            # someone else's profiler
+        return None
+
+    sys.setprofile(outer)
+    try:
+        check_gpipe(gpipe_schedule)
+        check_gpipe(lambda p, m: rows(sch.gpipe(p, m)))
+        assert sys.getprofile() is outer
+    finally:
+        sys.setprofile(None)
 
 
 def late_by_one(p, m):

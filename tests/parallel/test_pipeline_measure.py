@@ -22,6 +22,14 @@ def test_one_microbatch_leaves_three_quarters_idle_however_long_the_tasks(points
         assert row[0].microbatches == 1
         assert row[0].bubble >= 0.75 - 1e-9                # one stage at a time, measured
         assert row[0].replayed_bubble == pytest.approx(0.75)
+        assert row[0].replayed_speedup == pytest.approx(1.0)   # m = 1: nothing overlaps
+
+
+def test_replayed_speedup_is_p_times_the_busy_share(points):
+    result, _ = points
+    for pt in (pt for row in result.values() for pt in row):
+        assert pt.replayed_speedup == pytest.approx(4 * (1 - pt.replayed_bubble))
+        assert 1.0 - 1e-9 <= pt.replayed_speedup <= 4.0
 
 
 def test_activation_memory_is_counted_not_measured(points):

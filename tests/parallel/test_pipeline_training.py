@@ -82,6 +82,16 @@ def test_to_target_counts_micro_batches_and_reads_the_time_then():
     assert run.to_target(1.0, window=9) == (None, None)
 
 
+def test_to_target_for_good_ignores_a_dip_the_run_climbs_back_from():
+    run = Training("x", np.array([2.0, 0.4, 2.0, 0.6, 0.5, 0.4]), np.arange(1.0, 7.0),
+                   np.arange(1.0, 7.0), 6.0, (0,))
+    assert run.to_target(0.5, window=1) == (2, 2.0)                     # the dip
+    assert run.to_target(0.5, window=1, stays=True) == (5, 5.0)         # there for good
+    assert run.to_target(0.45, window=1, stays=True) == (6, 6.0)        # the last one only
+    ends_above = Training("x", np.array([0.4, 0.6]), np.arange(2.0), np.arange(2.0), 2.0, (0,))
+    assert ends_above.to_target(0.5, window=1, stays=True) == (None, None)
+
+
 def test_synthetic_gradients_move_the_first_stage_and_frozen_does_not():
     data = stream(30, size=16)
     runs = {}
@@ -131,3 +141,10 @@ def test_median_durations_reads_one_time_per_stage_and_kind():
     timings = [NS(task=sch.Task(0, 0, i, "F"), start=0.0, end=d) for i, d in enumerate([1, 5, 2])]
     timings.append(NS(task=sch.Task(3, 0, 0, "B"), start=1.0, end=4.0))
     assert median_durations(NS(timings=timings)) == {(0, "F"): 2.0, (0, "B"): 3.0}
+
+
+def test_median_durations_pools_several_runs_so_one_slow_task_does_not_count():
+    from types import SimpleNamespace as NS
+    from tutorial.parallel.pipeline.timing import median_durations
+    runs = [NS(timings=[NS(task=sch.Task(0, 0, 0, "F"), start=0.0, end=d)]) for d in (1, 90, 2)]
+    assert median_durations(*runs) == {(0, "F"): 2.0}        # 90: another process took the core

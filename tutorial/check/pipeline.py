@@ -9,10 +9,15 @@ needs. Typical mistakes are data (:data:`MISTAKES`, each a wrong answer written 
 code): the checker names the one whose tasks the answer gives; otherwise it names the
 first symptom of one it shows (:data:`SYMPTOMS`), or the first problem it finds.
 
+The notebook has imported the course's own GPipe (``sch.gpipe``), so an answer that
+returns its tasks would pass whatever the learner understood: the checker watches the
+calls the answer makes (:func:`_runs_reference`) and refuses one that reaches it, however
+it got there (``sch.gpipe``, ``sch.schedule("gpipe", ...)``, a helper of its own).
+
 >>> from tutorial.parallel.pipeline.schedules import gpipe
->>> check_gpipe(lambda p, m: [(t.tick, t.stage, t.microbatch, t.kind)
-...                            for t in gpipe(p, m).tasks]).text[:44]
-'Correct: every stage runs all its forwards, '
+>>> print(check_gpipe(lambda p, m: [(t.tick, t.stage, t.microbatch, t.kind)
+...                                  for t in gpipe(p, m).tasks]).text[:80])
+Not yet: your gpipe_schedule gets its tasks from the course's own GPipe schedule
 >>> print(check_gpipe(lambda p, m: [(i, s, i, k) for s in range(p) for i in range(m)
 ...                                 for k in "F"]).text[:60])
 Not yet: your schedule never runs a backward. GPipe's step i
@@ -20,6 +25,7 @@ Not yet: your schedule never runs a backward. GPipe's step i
 
 import math
 import numbers
+import sys
 
 from tutorial.check.feedback import Verdict, checker
 from tutorial.check.mistakes import Mistake
@@ -52,6 +58,11 @@ def _tasks(plan, shift=0):
     return [(t.tick + shift, t.stage, t.microbatch, t.kind) for t in plan.tasks]
 
 
+# GPipe's tasks for each case, computed once here: a mistake below that shifts them must not
+# run the course's GPipe while the checker watches (that is what it refuses in an answer)
+_GPIPE = {(p, m): _tasks(sch.gpipe(p, m)) for p, m in CASES}
+
+
 MISTAKES = (   # typical wrong answers, each named when an answer gives exactly its tasks
     Mistake("forwards only",
             "your schedule never runs a backward. GPipe's step is all the forwards, then all "
@@ -79,7 +90,7 @@ MISTAKES = (   # typical wrong answers, each named when an answer gives exactly 
     Mistake("ticks from 1",
             "your first task runs at tick 1. Ticks count from 0 here, like Python's indices, "
             "and stage 0 has nothing to wait for.",
-            lambda p, m: _tasks(sch.gpipe(p, m), shift=1)),
+            lambda p, m: [(t + 1, s, i, k) for t, s, i, k in _GPIPE[p, m]]),
 )
 
 SYMPTOMS = (   # what a partly wrong answer shows: (detects(rows, p, m) on some case, message)
@@ -88,6 +99,31 @@ SYMPTOMS = (   # what a partly wrong answer shows: (detects(rows, p, m) on some 
     (_backward_from_stage_zero, MISTAKES[2].explain),
     (lambda rows, p, m: min(r[0] for r in rows) >= 1, MISTAKES[5].explain),
 )
+
+
+REFERENCE_CODE = (sch.gpipe.__code__,)   # what the answer must not run: the course's GPipe
+
+CALLS_REFERENCE = (
+    "your gpipe_schedule gets its tasks from the course's own GPipe schedule (sch.gpipe, "
+    "imported at the top of the notebook), so it would pass whatever you wrote around it. "
+    "Build the list yourself, from the rule: every task starts at the first tick its stage "
+    "is free and its input has arrived, all forwards first. sch.grid draws what you build.")
+
+
+def _runs_reference(call):
+    """(call(), True if the course's GPipe ran during it), watching every Python call."""
+    ran, previous = [], sys.getprofile()
+
+    def watch(frame, event, arg):
+        if event == "call" and frame.f_code in REFERENCE_CODE:
+            ran.append(frame.f_code.co_name)
+
+    sys.setprofile(watch)
+    try:
+        value = call()
+    finally:
+        sys.setprofile(previous)
+    return value, bool(ran)
 
 
 def _as_rows(value, p, m):
@@ -151,12 +187,14 @@ def check_gpipe(gpipe_schedule):
     rows_by_case = {}
     for p, m in CASES:
         try:
-            value = gpipe_schedule(p, m)
+            value, copied = _runs_reference(lambda: gpipe_schedule(p, m))
         except NotImplementedError:                # the stub: the guard says "not written"
             raise
         except Exception as error:                 # the learner's code may raise anything
             return Verdict(False, f"Not yet: gpipe_schedule({p}, {m}) raised "
                                   f"{type(error).__name__}: {error}.")
+        if copied:
+            return Verdict(False, "Not yet: " + CALLS_REFERENCE)
         rows, problem = _as_rows(value, p, m)
         if problem:
             return Verdict(False, "Not yet: " + problem)

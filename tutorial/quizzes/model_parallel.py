@@ -26,7 +26,8 @@ QUIZ = Quiz("Model parallelism and pipelining", [
                   "Stage s starts a new forward only after a backward has freed one: p - s at "
                   "most."),
             wrong("has a smaller bubble",
-                  "Both take 2(m + p - 1) ticks: 1F1B saves memory, not time."),
+                  "In the schedule both take 2(m + p - 1) ticks, the same bubble: 1F1B saves "
+                  "memory, not time."),
             right("computes exactly the same update",
                   "Both accumulate the m micro-batches' gradients and update once per step."),
             wrong("uses stale weights",

@@ -66,15 +66,21 @@ class Training:
     seconds: float           # the whole run on this machine, updates included
     staleness: Tuple[int, ...]   # updates between a gradient's forward and its update
 
-    def to_target(self, target, window=20, modelled=False):
+    def to_target(self, target, window=20, modelled=False, stays=False):
         """(micro-batches, seconds) until the mean loss of the last ``window`` micro-batches
-        first reaches ``target``; (None, None) if it never does. ``modelled``: seconds on p
-        devices of their own instead of this machine's."""
+        first reaches ``target``; (None, None) if it never does. ``stays``: until it reaches
+        the target for good (at or below it from then to the end of the run), so a run that
+        dips below the target and climbs back does not count as there. ``modelled``:
+        seconds on p devices of their own instead of this machine's."""
         window = check_count("window", window)
         if len(self.losses) < window:
             return None, None
         means = np.convolve(self.losses, np.ones(window) / window, mode="valid")
-        hit = np.flatnonzero(means <= target)
+        below = means <= target
+        if stays:
+            above = np.flatnonzero(~below)
+            below[:above[-1] + 1 if len(above) else 0] = False
+        hit = np.flatnonzero(below)
         if not len(hit):
             return None, None
         k = int(hit[0]) + window          # micro-batches seen when the window ends

@@ -6,9 +6,13 @@ forward and backward (no update, so every repeat sees the same weights) and repo
 - the wall time of the step and the bubble measured on the devices running at the same
   time (:func:`~tutorial.parallel.pipeline.executor.run`, ``concurrent=True``), medians
   over ``repeats`` runs;
-- the bubble of the same tasks timed one at a time and laid out on p devices of their own
-  (:func:`~tutorial.parallel.pipeline.timing.replay`): what p independent devices would
-  do with this machine's task times;
+- the same schedule replayed on p devices of their own
+  (:func:`~tutorial.parallel.pipeline.timing.replay`): its tasks are also run ``repeats``
+  times one at a time (nothing else running), and every task is given the median time of
+  its stage and kind (F or B) over those runs, so one slow task (another process taking
+  the core) does not stretch the replay. Its bubble, its span, and its speed-up over one
+  device running the same tasks back to back (= p x (1 - bubble)): what p independent
+  devices would do with this machine's task times;
 - the activations the busiest stage holds for its backward, in bytes: the most
   micro-batches it held at once (counted during the run) x what it keeps per sample x
   the micro-batch size x 4 bytes.
@@ -20,7 +24,7 @@ import numpy as np
 
 from tutorial.parallel.pipeline.executor import microbatches, run
 from tutorial.parallel.pipeline.schedules import schedule
-from tutorial.parallel.pipeline.timing import replay, replay_bubble
+from tutorial.parallel.pipeline.timing import median_durations, replay, replay_bubble, span
 from tutorial.progress import Progress
 from tutorial.validate import check_count
 
@@ -31,13 +35,20 @@ class Point:
     microbatches: int
     seconds: float              # median wall time of the step, stages running together
     bubble: float               # median measured bubble, stages running together
-    replayed_bubble: float      # tasks timed one at a time, replayed on p devices
+    replayed_bubble: float      # median task times (one at a time), replayed on p devices
+    replayed_seconds: float     # the replayed step's span
+    one_device_seconds: float   # the same tasks back to back on one device
     activation_bytes: int       # held by the busiest stage at its peak
     example: object             # one concurrent Run, for the timeline
 
     @property
     def seconds_per_sample(self):
         return self.seconds / self.example.samples
+
+    @property
+    def replayed_speedup(self):
+        """One device's time for the step's tasks over the replayed span on p devices."""
+        return self.one_device_seconds / self.replayed_seconds
 
 
 def activation_bytes(stages, result, microbatch_size, itemsize=4):
@@ -56,17 +67,19 @@ def sweep(stages, X, y, names=("gpipe", "1f1b"), ms=(1, 4, 16), repeats=3):
             for m in ms:
                 plan = schedule(name, len(stages), m)
                 parts = microbatches(X, y, m)
-                runs = []
+                runs, alone = [], []
                 for _ in range(repeats):
                     runs.append(run(stages, plan, parts, update=None))
                     stages.zero_grad()
-                alone = run(stages, plan, parts, update=None, concurrent=False)
-                stages.zero_grad()
-                took = {t.task: t.end - t.start for t in alone.timings}
+                    alone.append(run(stages, plan, parts, update=None, concurrent=False))
+                    stages.zero_grad()
+                table = median_durations(*alone)
+                times = replay(plan, lambda task: table[task.stage, task.kind])
                 out[name].append(Point(
                     name, m, float(np.median([r.seconds for r in runs])),
                     float(np.median([r.bubble for r in runs])),
-                    replay_bubble(plan, replay(plan, took.__getitem__)),
+                    replay_bubble(plan, times), span(times),
+                    sum(table[t.stage, t.kind] for t in plan.tasks),
                     activation_bytes(stages, runs[-1], len(X) // m), runs[-1]))
                 progress.advance(f"{name}, m={m}")
     return out

@@ -55,11 +55,12 @@ def replay(plan, duration, link=0.0):
     return times
 
 
-def median_durations(result):
-    """{(stage, kind): median seconds} of a measured run's tasks: a duration table that
-    :func:`replay` can use for any schedule on the same stages (``table[t.stage, t.kind]``)."""
+def median_durations(result, *more):
+    """{(stage, kind): median seconds} of the tasks of one or more measured runs: a duration
+    table that :func:`replay` can use for any schedule on the same stages
+    (``table[t.stage, t.kind]``)."""
     took = {}
-    for t in result.timings:
+    for t in (t for r in (result, *more) for t in r.timings):
         took.setdefault((t.task.stage, t.task.kind), []).append(t.end - t.start)
     return {key: float(np.median(values)) for key, values in took.items()}
 
