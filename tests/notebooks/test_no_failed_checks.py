@@ -19,7 +19,7 @@ COMMITTED = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "slide
 
 # Known and being fixed elsewhere (issue 24). strict: once the fix lands, the test passes,
 # the mark turns that into a failure, and it must go.
-KNOWN = {"10_model_parallel.ipynb": "issue 24: cell 25, the replayed 1F1B bubble check"}
+KNOWN = {}     # notebook file name -> why it may still show a failed check (an open issue)
 
 
 def _param(path):
