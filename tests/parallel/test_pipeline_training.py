@@ -148,3 +148,18 @@ def test_median_durations_pools_several_runs_so_one_slow_task_does_not_count():
     from tutorial.parallel.pipeline.timing import median_durations
     runs = [NS(timings=[NS(task=sch.Task(0, 0, 0, "F"), start=0.0, end=d)]) for d in (1, 90, 2)]
     assert median_durations(*runs) == {(0, "F"): 2.0}        # 90: another process took the core
+
+
+def test_a_rate_that_diverges_is_recorded_not_raised():
+    """train() compares rates, some of which diverge: the run says why and its losses from
+    there on are NaN (the executor itself refuses to go on with a non-finite loss)."""
+    stream_batches = digits_batches(32, seed=0)
+    stream = [next(stream_batches) for _ in range(8)]
+    for mode in ("sync", "async"):
+        pipe = cut(mlp(hidden=(16, 16), seed=0), [mx.cpu(0), mx.cpu(1)])
+        run = train(pipe, stream, mode, 1e30, microbatches=4, concurrent=False)
+        assert run.diverged and "Lower the learning rate" in run.diverged
+        assert len(run.losses) == 8 and np.isnan(run.losses[-1])
+        pipe = cut(mlp(hidden=(16, 16), seed=0), [mx.cpu(0), mx.cpu(1)])
+        fine = train(pipe, stream, mode, 0.1, microbatches=4, concurrent=False)
+        assert fine.diverged is None and np.isfinite(fine.losses).all()

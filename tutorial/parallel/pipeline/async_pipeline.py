@@ -27,10 +27,11 @@ them to fix that; we do not).
 
 import dataclasses
 import time
-from typing import Tuple
+from typing import Optional, Tuple
 
 import numpy as np
 
+from tutorial.finite import TrainingDiverged
 from tutorial.parallel.pipeline.executor import run
 from tutorial.parallel.pipeline.schedules import gpipe, naive, one_f_one_b
 from tutorial.parallel.pipeline.timing import replay, span
@@ -65,6 +66,8 @@ class Training:
                              # times replayed (timing.replay), updates left out
     seconds: float           # the whole run on this machine, updates included
     staleness: Tuple[int, ...]   # updates between a gradient's forward and its update
+    diverged: Optional[str] = None   # why the run stopped (TrainingDiverged), else None;
+                                     # the micro-batches from there on are NaN
 
     def to_target(self, target, window=20, modelled=False, stays=False):
         """(micro-batches, seconds) until the mean loss of the last ``window`` micro-batches
@@ -109,9 +112,16 @@ def train(stages, stream, mode, lr, microbatches=8, concurrent=True, durations=N
         plans = [((naive if mode == "sequential" else one_f_one_b)(p, n), stream)]
         update = "backward"
     losses, times, modelled, start, model_clock = [], [], [], time.perf_counter(), 0.0
+    diverged = None
     for plan, part in plans:
         offset = time.perf_counter() - start
-        result = run(stages, plan, part, lr=lr, update=update, concurrent=concurrent)
+        try:
+            result = run(stages, plan, part, lr=lr, update=update, concurrent=concurrent)
+        except TrainingDiverged as error:       # a rate too large: recorded, not raised
+            diverged = str(error)
+            for values in (losses, times, modelled):
+                values.extend([np.nan] * (n - len(values)))
+            break
         took = {t.task: t.end - t.start for t in result.timings}
         replayed = replay(plan, took.__getitem__ if durations is None else
                           (lambda task: durations[task.stage, task.kind]))
@@ -124,4 +134,4 @@ def train(stages, stream, mode, lr, microbatches=8, concurrent=True, durations=N
         model_clock += span(replayed)
     stale = staleness(plans[0][0]) if update == "backward" else [0] * p
     return Training(mode, np.array(losses), np.array(times), np.array(modelled),
-                    time.perf_counter() - start, tuple(stale))
+                    time.perf_counter() - start, tuple(stale), diverged)
