@@ -34,21 +34,23 @@ QUIZ = Quiz("Large batches on a CNN with BatchNorm", [
                   "Running statistics are not used in training mode."),
         ]),
     Question(
-        "The lecture wants throughput tau_K = K · tau_ref. Notebook 11 runs 4 CPU contexts "
-        "standing in for GPUs on a 2-core machine, where one context's operators already "
-        "use both cores. tau_4 / (4 · tau_1) is then about ...", [
-            right("0.25",
-                  "The 4 contexts share the cores one context already kept busy: together "
-                  "they process about as many images per second as one (tau_4 close to "
-                  "tau_1), so tau_4 / (4 · tau_1) is close to 1/4. That is about what "
-                  "notebook 11's table prints, and why its check only says 'below 1'."),
-            wrong("0.5",
-                  "That would be tau_4 = 2 · tau_1: twice one context's compute. Two cores "
-                  "give that only if one context used a single core; here it used both."),
-            wrong("1.0",
-                  "That needs 4 times the compute, which 2 shared cores do not have."),
-            wrong("4",
-                  "The efficiency is a fraction of perfect scaling: 1.0 is perfect."),
+        "The lecture wants throughput tau_K = K · tau_ref. Notebook 11 measures "
+        "tau_4 / (4 · tau_1) on 4 CPU contexts standing in for GPUs on one "
+        "machine. What does that number show there?", [
+            right("The cost of splitting the batch over contexts that share the same cores, "
+                  "not a speed-up",
+                  "The 4 contexts run on the cores one context already used: they add no "
+                  "compute, so the efficiency stays below 1 (the notebook's check); how far "
+                  "below depends on the machine and on what else it runs."),
+            wrong("The speed-up 4 GPUs would give",
+                  "That takes 4 devices with compute of their own; on GPUs the same cell "
+                  "measures it."),
+            wrong("1.0 or more, since 4 contexts process 4 batches at once",
+                  "They process them on the same cores: 4 contexts cannot do 4 times one "
+                  "context's work."),
+            wrong("The cost of getting data in",
+                  "Real and synthetic input are both timed; on a shared machine the "
+                  "difference between their rows also carries the timings' noise."),
         ]),
     Question(
         "The deck: 'Batch Normalization doesn't work well when mini batches are too large. "
