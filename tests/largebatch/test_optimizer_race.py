@@ -105,3 +105,31 @@ def test_net_loss_uses_running_statistics_so_each_example_counts_alone():
     assert phi > 0 and whole(whole.original)[0] == pytest.approx(together, rel=1e-6)
     whole.restore()
     assert all(not b._kwargs["use_global_stats"] for b in whole.norms)
+
+
+def test_outcome_tells_diverged_from_not_reached():
+    from tutorial.largebatch.optimizer_race import RacePoint
+
+    def point(steps, grid):
+        return RacePoint("sgd", 64, steps, None, False, 0.5, grid)
+    assert point(12, ((0.1, 12, False), (0.2, None, True))).outcome == "reached"
+    assert point(None, ((0.1, None, True), (0.2, None, True))).outcome == "diverged"
+    assert point(None, ((0.1, None, False), (0.2, None, True))).outcome == "not reached"
+
+
+def test_extra_keywords_reach_the_contenders_optimizer():
+    data, plan_kw = _toy(), dict(target=0.8, stop_at_target=True)
+    extra = {"lars": {"bias_lr_mult": 0.01}}
+    (point,) = race(_mlp, data, [160], {"lars": 1.0}, base_batch=16, multipliers=(1.0,),
+                    target=0.8, max_epochs=20, extra_kw=extra)
+    (lr, steps, diverged), = point.grid
+    kw = {**CONTENDERS["lars"][1], "bias_lr_mult": 0.01}
+    direct = train_plan(_mlp, data, constant(20, 160, lr), optimizer="lars", optimizer_kw=kw,
+                        **plan_kw)
+    plain = train_plan(_mlp, data, constant(20, 160, lr), optimizer="lars",
+                       optimizer_kw=dict(CONTENDERS["lars"][1]), **plan_kw)
+    assert (direct.steps_to_target, direct.diverged) == (steps, diverged)
+    assert direct.train_loss != plain.train_loss      # the keyword changed the run
+    with pytest.raises(ValueError, match="unknown contender"):
+        race(_mlp, data, [160], {"lars": 1.0}, base_batch=16, multipliers=(1.0,),
+             extra_kw={"larss": {}})

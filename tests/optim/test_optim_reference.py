@@ -137,7 +137,9 @@ def test_local_adagrad_window_against_numpy():
                  run_reference(update, lambda w: []))
 
 
-def test_lars_trust_ratio_and_exclusions_against_numpy():
+@pytest.mark.parametrize("bias_lr_mult", [1.0, 0.0125])
+def test_lars_trust_ratio_and_exclusions_against_numpy(bias_lr_mult):
+    """Weights get the trust ratio; the bias, left out, steps at lr * bias_lr_mult."""
     eta, names = 0.02, {0: "net_dense0_weight", 1: "net_dense0_bias"}
 
     def update(t, w, g, m):
@@ -145,10 +147,11 @@ def test_lars_trust_ratio_and_exclusions_against_numpy():
         wd = WD if is_weight else 0.0      # wd for names not ending in _weight or _gamma
         u = clip(g) + wd * w
         w_norm, g_norm = np.linalg.norm(w), np.linalg.norm(RESCALE * g)
-        trust = eta * w_norm / (g_norm + wd * w_norm) if is_weight else 1.0
+        trust = eta * w_norm / (g_norm + wd * w_norm) if is_weight else bias_lr_mult
         m = MU * m - LR * trust * u
         return w + m, m
-    ours = run_ours(topt.create("lars", momentum=MU, eta=eta, param_idx2name=names, **KW))
+    ours = run_ours(topt.create("lars", momentum=MU, eta=eta, param_idx2name=names,
+                                bias_lr_mult=bias_lr_mult, **KW))
     assert_close(ours, run_reference(update, np.zeros_like))
 
 

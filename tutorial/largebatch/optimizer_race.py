@@ -16,8 +16,9 @@ At batch B each contender is tuned on a small grid: its base rate scaled to B by
 times each of ``multipliers``. Every run trains the same initial weights on the same
 batch order (:func:`tutorial.largebatch.plan_runs.train_plan`) until it reaches the target
 validation accuracy, diverges, or runs out of epochs; the contender's result at B is the
-fewest steps over its grid. A best rate at the edge of the grid is flagged: a wider grid
-might have done better.
+fewest steps over its grid, and when no rate reached the target its outcome says why
+(every rate diverged, or some ran to the cap). A best rate at the edge of the grid is
+flagged: a wider grid might have done better.
 
 >>> grid_lrs("adam", base_lr=0.001, base_batch=32, batch_size=128, multipliers=(0.5, 1, 2))
 (0.001, 0.002, 0.004)
@@ -53,6 +54,14 @@ class RacePoint:
     final_val_acc: float                     # of the best run (the best accuracy if none reached)
     grid: Tuple[Tuple[float, Optional[int], bool], ...]   # (lr, steps to target, diverged)
 
+    @property
+    def outcome(self):
+        """'reached' (some rate of the grid reached the target), 'diverged' (every rate
+        diverged) or 'not reached' (some rate ran to its cap of epochs without reaching it)."""
+        if self.steps is not None:
+            return "reached"
+        return "diverged" if all(diverged for *_, diverged in self.grid) else "not reached"
+
 
 def grid_lrs(contender, base_lr, base_batch, batch_size, multipliers):
     """The rates tried at ``batch_size``: base rate scaled by the contender's rule, times each
@@ -76,15 +85,17 @@ def _point(contender, batch_size, runs):
 
 
 def race(net_factory, data, batch_sizes, base_lrs, base_batch, multipliers=(0.5, 1.0, 2.0),
-         target=0.95, max_epochs=4, evals_per_epoch=4, seed=0):
+         target=0.95, max_epochs=4, evals_per_epoch=4, seed=0, extra_kw=None):
     """One :class:`RacePoint` per (contender in ``base_lrs``, batch size).
 
     ``base_lrs`` maps contender -> its rate at ``base_batch`` (e.g. {'sgd': 0.05, 'lamb':
     0.005}); the contenders run in that order. Each run stops at the target, or after
     ``max_epochs`` epochs (a number, or ``{batch_size: epochs}``: a large batch makes few
-    steps per epoch and needs more epochs).
+    steps per epoch and needs more epochs). ``extra_kw`` maps a contender to keywords
+    added to its optimizer's (e.g. ``{'lars': {'bias_lr_mult': 0.0125}}``).
     """
-    unknown = sorted(set(base_lrs) - set(CONTENDERS))
+    extra_kw = extra_kw or {}
+    unknown = sorted((set(base_lrs) | set(extra_kw)) - set(CONTENDERS))
     if unknown:
         raise ValueError(f"unknown contender(s) {unknown}: use some of {', '.join(CONTENDERS)}")
     epochs = max_epochs if isinstance(max_epochs, dict) else {b: max_epochs for b in batch_sizes}
@@ -104,7 +115,8 @@ def race(net_factory, data, batch_sizes, base_lrs, base_batch, multipliers=(0.5,
             runs = []
             for lr in grid_lrs(contender, base_lr, base_batch, batch_size, multipliers):
                 runs.append((lr, train_plan(net_factory, data, constant(epochs[batch_size], batch_size, lr),
-                                            optimizer=name, optimizer_kw=dict(kw), target=target,
+                                            optimizer=name, target=target,
+                                            optimizer_kw={**kw, **extra_kw.get(contender, {})},
                                             stop_at_target=True, evals_per_epoch=evals_per_epoch,
                                             seed=seed)))
             points.append(_point(contender, batch_size, runs))

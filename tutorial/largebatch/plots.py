@@ -76,24 +76,33 @@ def interpolation(alphas, curves, label_a, label_b):
     return fig
 
 
-def race_curves(points, ax=None):
-    """Steps to target against batch size, one line per optimizer (RacePoint list);
-    a batch where no rate of the grid reached the target is drawn as an x on the top edge."""
-    ax = ax or plt.subplots(figsize=(6.5, 4))[1]
-    reached = [p.steps for p in points if p.steps is not None]
-    top = 1.5 * max(reached) if reached else 1.0
-    for k, name in enumerate(dict.fromkeys(p.contender for p in points)):
+def race_curves(points):
+    """Steps to target against batch size, one line per optimizer (RacePoint list), and
+    under it a strip that says, for each optimizer and batch where no rate of the grid
+    reached the target, whether every rate diverged or some ran to the cap without
+    reaching it (a row each: no steps were counted, so no height on the steps axis)."""
+    fig, (ax, strip) = plt.subplots(2, 1, figsize=(6.5, 5), sharex=True,
+                                    gridspec_kw={"height_ratios": (4, 1)})
+    names = list(dict.fromkeys(p.contender for p in points))
+    rows = ("not reached", "diverged")
+    for k, name in enumerate(names):
         mine = [p for p in points if p.contender == name]
-        line, = ax.loglog([p.batch_size for p in mine if p.steps is not None],
-                          [p.steps for p in mine if p.steps is not None], "o-", label=name)
-        missed = [p.batch_size for p in mine if p.steps is None]
-        ax.plot(missed, [top * 1.12 ** k] * len(missed), "x", ms=10, mew=2,   # one row each
-                color=line.get_color())
-    ax.set_xlabel("batch size B")
+        done = [p for p in mine if p.outcome == "reached"]
+        line, = ax.loglog([p.batch_size for p in done], [p.steps for p in done], "o-",
+                          label=name)
+        missed = [p for p in mine if p.outcome != "reached"]
+        shift = 1.08 ** (k - (len(names) - 1) / 2)          # side by side at one batch
+        strip.plot([p.batch_size * shift for p in missed],
+                   [rows.index(p.outcome) for p in missed], "x", ms=9, mew=2,
+                   color=line.get_color())
     ax.set_ylabel("steps to target (best rate of the grid)")
-    ax.set_title("x: no rate of the grid reached the target")
     ax.legend(fontsize=8)
-    return ax
+    strip.set_yticks(range(len(rows)), rows)
+    strip.set_ylim(-0.6, len(rows) - 0.4)
+    strip.set_xlabel("batch size B")
+    strip.set_title("no rate of the grid reached the target:", fontsize=9, loc="left")
+    fig.tight_layout()
+    return fig
 
 
 def plan_curves(results, ax=None):

@@ -16,6 +16,8 @@ from tutorial.largebatch import phases
 RACE_BASE_LRS = {"sgd": 0.05, "lars": 4.0, "adam": 0.002, "lamb": 0.01}
 BASE_BATCH, RACE_TARGET = 32, 0.92
 RACE_EPOCHS = {32: 4, 256: 12, 1000: 30, 4000: 60}    # a cap per batch size
+# LARS leaves biases out of its trust ratio; they step at SGD's rate, not LARS's raw rate
+RACE_EXTRA_KW = {"lars": {"bias_lr_mult": RACE_BASE_LRS["sgd"] / RACE_BASE_LRS["lars"]}}
 
 # Warm start and batch growth (the ResNet): small batch and rate, large batch and rate
 SMALL_BATCH, SMALL_LR = 32, 0.05

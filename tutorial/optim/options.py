@@ -42,6 +42,7 @@ RANGES = {
     "epsilon": (0.0, None, False, False),
     "eps": (0.0, None, False, False),
     "eta": (0.0, None, True, False),
+    "bias_lr_mult": (0.0, None, True, False),
     "lamda": (0.0, None, False, False),
     "lamda1": (0.0, None, False, False),
     "beta": (0.0, None, False, False),

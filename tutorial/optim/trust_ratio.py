@@ -45,16 +45,20 @@ def _ratio_or_one(numerator, denominator, w_norm, other_norm):
 class LarsTrustRatio(NamedTuple):
     """u <- u · eta·||w|| / (||g||·rescale_grad + wd·||w|| + eps), g the raw gradient.
 
-    Layers whose name ends in bias, gamma or beta keep ratio 1 (You et al. exclude them).
+    Layers whose name ends in bias, gamma or beta are left out (You et al. exclude them):
+    their ratio is ``excluded_ratio``, 1 unless given.
     """
     eta: float
     eps: float
+    excluded_ratio: float = 1.0
 
     def init(self, weight):
         return ()
 
     def update(self, u, state, weight, step):
         if step.name.endswith(BIAS_AND_NORM_SUFFIXES):
+            if self.excluded_ratio != 1.0:
+                u *= self.excluded_ratio
             return u
         w_norm = _norm(weight)
         g_norm = _norm(step.raw_grad) * step.rescale_grad
