@@ -52,3 +52,22 @@ def test_each_typical_mistake_is_named(answer, message):
     verdict = check_dropout(answer)
     assert not verdict.correct
     assert message in verdict.text
+
+
+def _gluon_dropout(x, rate, rng):
+    """The notebook's own Dropout block, ignoring the rng it is given."""
+    import mxnet as mx
+    from mxnet import autograd, gluon
+    with autograd.record():
+        return gluon.nn.Dropout(rate)(mx.nd.array(x)).asnumpy()
+
+
+def _global_generator(x, rate, rng):
+    return x * (np.random.uniform(size=x.shape) >= rate) / (1 - rate)
+
+
+@pytest.mark.parametrize("answer", [_gluon_dropout, _global_generator])
+def test_a_mask_not_drawn_from_the_given_rng_fails(answer):
+    verdict = check_dropout(answer)
+    assert not verdict.correct
+    assert "same seed gave different masks" in verdict.text, verdict.text

@@ -121,3 +121,13 @@ def test_a_learner_who_changes_the_lists_does_not_spoil_the_other_cases():
         values.clear()
         return lr
     assert check(pops).correct
+
+
+def test_calling_the_librarys_schedule_is_not_an_answer():
+    from tutorial.optim import schedules
+    from tutorial.optim.schedules import PiecewiseConstant
+    verdict = check(lambda step, b, v: schedules.piecewise_constant(b, v)(step))
+    assert not verdict.correct and "calls the library's piecewise_constant" in verdict.text
+    verdict = check(lambda step, b, v: PiecewiseConstant(tuple(b), tuple(v))(step))
+    assert not verdict.correct, verdict.text
+    assert schedules.piecewise_constant([1], [0.5, 0.1])(1) == 0.1   # the class is restored

@@ -79,6 +79,11 @@ def check_dropout(dropout):
     if np.array_equal(first, _run(dropout, x, 0.5, rng)):
         raise Wrong("two calls with the same generator gave the same mask: draw from the "
                     "rng you are given (do not reseed it), so every step gets a new mask.")
+    if not np.array_equal(_run(dropout, x, 0.5, np.random.default_rng(7)),
+                          _run(dropout, x, 0.5, np.random.default_rng(7))):
+        raise Wrong("two generators with the same seed gave different masks: draw the mask "
+                    "from the rng you are given, not from np.random, mx.random or a layer, so "
+                    "that a seed reproduces the run.")
     dropped = _check_statistics(first, x, 0.5)
     low = _run(dropout, x, 0.2, np.random.default_rng(2))
     _check_values(low, x, 0.2)

@@ -6,15 +6,17 @@ so a step equal to a boundary already gets the new value. The reference is the l
 :func:`tutorial.optim.schedules.piecewise_constant`. The learner's function runs on a
 table of cases (steps just before, at and after each boundary, with zero to three
 boundaries); what it returns in each case, or how it failed, is compared with the
-reference and with every typical mistake.
+reference and with every typical mistake. Calling the reference itself does not count.
 
 >>> def piecewise_constant_lr(step, boundaries, values):
 ...     return schedules.piecewise_constant(boundaries, values)(step)
->>> print(check_piecewise_constant_lr(piecewise_constant_lr))
-Correct: your schedule gives the reference rate at all 26 steps, on 5 schedules with 0 to 3 boundaries.
+>>> print(check_piecewise_constant_lr(piecewise_constant_lr).text)
+Not yet: your function calls the library's piecewise_constant, the reference it is checked against: work out the rate from boundaries and values yourself.
 >>> print(check_piecewise_constant_lr(lambda step, boundaries, values: values[0]).text)
 Not yet: the rate never changes: your function always returns values[0]; after each boundary the schedule moves on to the next value.
 """
+
+import contextlib
 
 import numpy as np
 
@@ -108,12 +110,34 @@ def _outcomes(function):
     return [_outcome(function, case) for case in CASES]
 
 
+@contextlib.contextmanager
+def _watching_the_reference():
+    """Note in the yielded list each call of the library's schedule (the reference), so
+    an answer that only calls it is not taken for the learner's own code. The check runs
+    in a child process, but the class is restored anyway (it also runs in-process)."""
+    calls, original = [], schedules.PiecewiseConstant.__call__
+
+    def watched(self, step):
+        calls.append(step)
+        return original(self, step)
+    schedules.PiecewiseConstant.__call__ = watched
+    try:
+        yield calls
+    finally:
+        schedules.PiecewiseConstant.__call__ = original
+
+
 @checker("piecewise_constant_lr", "piecewise_constant_lr(step, boundaries, values) with a "
                                   "whole number step >= 0 and two lists, returning one number")
 def check_piecewise_constant_lr(piecewise_constant_lr):
     """``piecewise_constant_lr(step, boundaries, values)``: the library's piecewise_constant."""
-    got = _outcomes(piecewise_constant_lr)
     want = [schedules.piecewise_constant(b, v)(step) for step, b, v in CASES]
+    with _watching_the_reference() as reference_calls:
+        got = _outcomes(piecewise_constant_lr)
+    if reference_calls:
+        raise Wrong("your function calls the library's piecewise_constant, the reference it "
+                    "is checked against: work out the rate from boundaries and values "
+                    "yourself")
     if _agree(got, want):
         return Verdict(True, f"Correct: your schedule gives the reference rate at all "
                              f"{len(CASES)} steps, on {len(SCHEDULES)} schedules with 0 to "
