@@ -90,7 +90,7 @@ def test_the_lock_file_of_a_dead_launcher_is_removed_at_the_next_claim(tmp_path,
 
 
 @pytest.mark.parametrize("field, value", [
-    ("learning_rate", float("nan")), ("learning_rate", float("inf")), ("learning_rate", 0.0),
+    ("learning_rate", float("nan")), ("learning_rate", float("inf")),
     ("learning_rate", -0.5), ("learning_rate", "0.5"),
     ("compression_threshold", float("nan")), ("compression_threshold", -1.0),
     ("seed", -1), ("seed", 0.5), ("hidden", (0,)), ("hidden", ("a",)), ("hidden", 64),

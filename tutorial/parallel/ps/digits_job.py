@@ -45,7 +45,7 @@ class DigitsJob:
             enumerate(self.hidden)))
         check_count("DigitsJob.steps", self.steps)
         check_count("DigitsJob.batch_per_worker", self.batch_per_worker)
-        check_range("DigitsJob.learning_rate", self.learning_rate, 0.0, low_open=True)
+        check_range("DigitsJob.learning_rate", self.learning_rate, 0.0)   # 0: weights stay
         check_count("DigitsJob.seed", self.seed, low=0)
         if self.crash_worker is not None:
             check_count("DigitsJob.crash_worker", self.crash_worker, low=0,
