@@ -69,6 +69,12 @@ clone() {                   # a fresh clone each run: no .venv or build output f
 
 mounts() {
     cp -L /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
+    # The CA bundle the host's pip trusts (PIP_CERT or pip's `cert`, e.g. for a TLS proxy),
+    # at the same path inside, so that the PIP_* settings passed through mean the same there.
+    local cert=${PIP_CERT:-$(pip config get global.cert 2>/dev/null || true)}
+    if [ -n "$cert" ] && [ -f "$cert" ]; then
+        mkdir -p "$ROOTFS$(dirname "$cert")"; cp -L "$cert" "$ROOTFS$cert"
+    fi
     for d in proc dev dev/pts sys; do
         mountpoint -q "$ROOTFS/$d" || mount --bind "/$d" "$ROOTFS/$d"
     done
