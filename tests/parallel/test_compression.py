@@ -1,6 +1,6 @@
 """Gradient compression: the from-scratch 2-bit quantiser (with its residual) pinned
-against MXNet's compressed 'device' kvstore, the majority vote, the payload bytes, and
-training with each scheme."""
+against MXNet's compressed 'device' kvstore, the payload bytes, and training with each
+scheme (signSGD's vote: test_sign_sgd.py)."""
 
 import mxnet as mx
 import numpy as np
@@ -10,7 +10,8 @@ from bounded import within
 from tutorial.compare import relative_difference
 from tutorial.finite import TrainingDiverged
 from tutorial.parallel.compression import (MXNetTwoBitAggregation, TwoBitAggregation,
-                                           majority_vote, payload_bytes, two_bit_quantise)
+                                           payload_bytes, two_bit_quantise)
+from tutorial.parallel.sign_sgd import majority_vote
 from tutorial.parallel.compression_study import bytes_per_step, train_scheme
 from tutorial.parallel.scaling_workload import ScalingJob
 from tutorial.parallel.trainer import DataParallelTrainer
@@ -77,11 +78,6 @@ def test_a_local_kvstore_refuses_compression_and_a_device_one_accepts_it_on_cpus
     assert MXNetTwoBitAggregation(0.5).kvstore.type == "device"
 
 
-def test_majority_vote_and_its_ties():
-    assert majority_vote([[1, -1, 2], [3, -2, -1], [-1, -5, 4]]).tolist() == [1, -1, 1]
-    assert majority_vote([[1, -1], [-2, -3]]).tolist() == [0, -1]
-
-
 @pytest.mark.parametrize("size, scheme, nbytes", [(16, "2bit", 4), (17, "2bit", 8),
                                                    (32, "sign", 4), (33, "sign", 8),
                                                    (10, "none", 40), (1, "2bit", 4)])
@@ -108,15 +104,6 @@ def test_training_with_the_scratch_quantiser_equals_mxnets_compressed_kvstore():
     plain = train_scheme(JOB, DEVICES, "none")
     assert relative_difference(list(ours.params), list(theirs.params)) < 1e-6
     assert relative_difference(list(ours.params), list(plain.params)) > 1e-3
-
-
-def test_signsgd_with_majority_vote_steps_by_lr_times_the_vote():
-    one = ScalingJob(steps=1, batch_per_worker=8, workers=3, hidden=(16,))
-    run = train_scheme(one, DEVICES, "sign", learning_rate=0.01)
-    start = [p.data().asnumpy() for p in one.net().collect_params().values()]
-    steps = [(w - w0) / 0.01 for w, w0 in zip(run.params, start)]
-    assert all(set(np.round(np.unique(s), 3)) <= {-1.0, 0.0, 1.0} for s in steps)
-    assert run.push_bytes == run.pull_bytes < train_scheme(one, DEVICES, "none").push_bytes / 30
 
 
 def test_a_scheme_needs_one_device_per_worker_and_a_known_name():

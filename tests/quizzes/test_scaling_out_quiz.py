@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from tutorial.parallel.compression import majority_vote, two_bit_quantise
+from tutorial.parallel.compression import two_bit_quantise
+from tutorial.parallel.sign_sgd import majority_vote
 from tutorial.parallel.compression_study import bytes_per_step
 from tutorial.parallel.local_sgd import averaging_steps
 from tutorial.parallel.scaling_workload import ScalingJob
@@ -40,6 +41,12 @@ def test_the_bytes_question_is_the_notebooks_mlp():
 
 def test_the_vote_question_is_the_majority_vote():
     assert majority_vote([[1.0], [2.0], [-1.0], [-3.0]]).tolist() == [0.0]
+
+
+def test_the_outvoted_question_is_one_signsgd_step():
+    from tutorial.parallel.sign_sgd import sign_sgd_step
+    assert sign_sgd_step([0.0], [[10.0], [-1.0], [-1.0]], lr=0.5).tolist() == [0.5]
+    assert any(text.startswith("+lr") for text in right_options(5))
 
 
 def test_the_ring_question_is_the_side_by_side_formulas():

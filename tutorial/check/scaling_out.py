@@ -4,11 +4,15 @@ The learner writes ``post_local_schedule(steps, period, switch)``: the steps (co
 from 1) after which the K workers average their weights. Every step up to ``switch``
 averages (synchronous SGD); after it, every ``period``-th step counted from the switch;
 and the last step always, so that the run ends with one model. The reference is
-:func:`tutorial.parallel.local_sgd.averaging_steps`; typical mistakes are data.
+:func:`tutorial.parallel.local_sgd.averaging_steps`, which the notebook imports: an answer
+that calls it is refused (:mod:`tutorial.check.own_work`). Typical mistakes are data.
 
->>> from tutorial.parallel.local_sgd import averaging_steps
->>> print(check_post_local_schedule(averaging_steps).text[:60])
+>>> print(check_post_local_schedule(lambda T, H, S: [t for t in range(1, T + 1)
+...     if t <= S or (t - S) % H == 0 or t == T]).text[:60])
 Correct: synchronous up to the switch, every H steps after i
+>>> from tutorial.parallel.local_sgd import averaging_steps
+>>> print(check_post_local_schedule(averaging_steps).text[:60])     # the reference itself
+Not yet: your post_local_schedule calls the library's refere
 >>> print(check_post_local_schedule(lambda T, H, S: [t for t in range(1, T + 1)
 ...                                                  if t % H == 0 or t == T]).text[:40])
 Not yet: the switch is ignored: up to an
@@ -19,6 +23,7 @@ import numbers
 from tutorial.check.answers import Wrong, call
 from tutorial.check.feedback import Verdict, checker
 from tutorial.check.mistakes import Mistake, first_match
+from tutorial.check.own_work import refuse_if_called, watching
 from tutorial.parallel.local_sgd import averaging_steps
 
 CASES = ((8, 4, 0), (8, 4, 3), (6, 4, 0), (20, 4, 6), (8, 1, 3), (4, 2, 10), (16, 16, 0),
@@ -47,7 +52,7 @@ MISTAKES = (
             lambda T, H, S: [t for t in _steps(T) if t > S and ((t - S) % H == 0 or t == T)]),
     Mistake("steps counted from 0",
             "the first step is step 1 (as in MXNet's update counter); shift your steps by one.",
-            lambda T, H, S: [t - 1 for t in averaging_steps(T, H, S)]),
+            lambda T, H, S: [t - 1 for t in _steps(T) if t <= S or (t - S) % H == 0 or t == T]),
 )
 
 
@@ -73,8 +78,11 @@ def _as_steps(value, label):
                                 "numbers, returning a list of step numbers")
 def check_post_local_schedule(post_local_schedule):
     """``post_local_schedule(steps, period, switch)``: the averaging steps of post-local SGD."""
-    got = [_as_steps(call(post_local_schedule, f"post_local_schedule{case}", *case),
-                     f"post_local_schedule{case}") for case in CASES]
+    with watching(averaging_steps) as seen:
+        answers = [call(post_local_schedule, f"post_local_schedule{case}", *case)
+                   for case in CASES]
+    refuse_if_called(seen, "post_local_schedule")
+    got = [_as_steps(answer, f"post_local_schedule{case}") for answer, case in zip(answers, CASES)]
     want = [list(averaging_steps(*case)) for case in CASES]
     if got == want:
         return Verdict(True, "Correct: synchronous up to the switch, every H steps after it, "

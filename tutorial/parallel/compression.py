@@ -1,4 +1,4 @@
-"""Gradient compression: MXNet's 2-bit quantiser with error feedback, and signSGD's vote.
+"""Gradient compression: MXNet's 2-bit quantiser with error feedback, and payload bytes.
 
 **2-bit with error feedback** (MXNet's ``kv.set_gradient_compression({'type': '2bit',
 'threshold': t})``). Every worker keeps a residual r (zeros at first) per parameter::
@@ -13,9 +13,7 @@ value whose gradient stays above t piles up in r (the 1.5 below). MXNet
 quantises the gradient as the worker hands it over, BEFORE ``rescale_grad``: with
 ``trainer.step(n)`` that is the gradient of the SUMMED loss, so t is compared with sums.
 
-**signSGD with majority vote** (Bernstein et al., 2018): each worker sends sign(g), one
-bit per value; the server adds the K signs and sends back the sign of the sum, one bit
-again; every worker steps by ``lr * vote`` (Signum with momentum 0). A tie is 0.
+signSGD with majority vote, one bit per value, is :mod:`tutorial.parallel.sign_sgd`.
 
 >>> q, r = two_bit_quantise([0.3, 0.6, -0.7, 1.5], [0.0, 0.0, 0.0, 0.0], threshold=0.5)
 >>> q.tolist(), r.astype(float).round(2).tolist()
@@ -23,8 +21,6 @@ again; every worker steps by ``lr * vote`` (Signum with momentum 0). A tie is 0.
 >>> q, r = two_bit_quantise([0.3, 0.6, -0.7, 1.5], r, threshold=0.5)
 >>> q.tolist(), r.astype(float).round(2).tolist()
 ([0.5, 0.5, -0.5, 0.5], [0.1, 0.2, -0.4, 2.0])
->>> majority_vote([[1.0, -2.0, 3.0], [-1.0, -1.0, 2.0], [0.5, 4.0, 1.0]]).tolist()
-[1.0, -1.0, 1.0]
 >>> payload_bytes(4874, "none"), payload_bytes(4874, "2bit"), payload_bytes(4874, "sign")
 (19496, 1220, 612)
 """
@@ -59,18 +55,6 @@ def two_bit_quantise(grad, residual, threshold):
     t = np.float32(threshold)
     q = np.where(r >= t, t, np.where(r <= -t, -t, np.float32(0))).astype(np.float32)
     return q, r - q
-
-
-def majority_vote(grads):
-    """sign(sum_k sign(g_k)) over the workers' gradients (a tie gives 0)."""
-    signs = [np.sign(np.asarray(g, dtype=np.float32)) for g in grads]
-    if not signs:
-        raise ValueError("majority_vote needs the gradients of at least one worker, got none")
-    for k, sign in enumerate(signs[1:], start=1):
-        if sign.shape != signs[0].shape:
-            raise ValueError(f"worker {k}'s gradient has shape {sign.shape} but worker 0's "
-                             f"{signs[0].shape}: every worker votes on the same parameter")
-    return np.sign(np.sum(signs, axis=0))
 
 
 def payload_bytes(size, scheme, word_bits=32):
@@ -113,10 +97,3 @@ class MXNetTwoBitAggregation(KVStoreAggregation):
         super().__init__("device")
         self.kvstore.set_gradient_compression({"type": "2bit", "threshold": threshold})
 
-
-def majority_aggregation(grad_lists):
-    """signSGD's server: every device's gradient becomes the majority vote of the signs."""
-    for grads in grad_lists:
-        vote = majority_vote([g.asnumpy() for g in grads])
-        for g in grads:
-            g[:] = mx.nd.array(vote, ctx=g.context)

@@ -23,7 +23,8 @@ import numpy as np
 
 from tutorial.optim import create
 from tutorial.parallel.compression import (MXNetTwoBitAggregation, TwoBitAggregation,
-                                           majority_aggregation, payload_bytes)
+                                           payload_bytes)
+from tutorial.parallel.sign_sgd import majority_aggregation
 from tutorial.parallel.trainer import DataParallelTrainer
 
 SOURCES = ("scratch", "mxnet")

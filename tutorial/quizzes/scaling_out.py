@@ -71,6 +71,19 @@ QUIZ = Quiz("Scaling out: local SGD, gradient compression and Horovod's ring", [
                   "The vote sends only signs; magnitudes never leave the workers."),
         ]),
     Question(
+        "signSGD with majority vote, 3 workers. For one weight their gradients are +10, -1 "
+        "and -1. What step does every worker take on it (learning rate lr)?", [
+            right("+lr: two of the three signs are negative, so the vote is -1 and w - lr * "
+                  "(-1) = w + lr",
+                  "sign(+1 - 1 - 1) = -1. Magnitudes never leave the workers: the +10 counts "
+                  "as one vote."),
+            wrong("-lr: the summed gradient +8 is positive",
+                  "That is the sign of the summed gradient, which would need the 32-bit "
+                  "gradients; the server only sees the three signs."),
+            wrong("-8 lr / 3: the mean gradient times lr",
+                  "signSGD steps by lr times a sign, never by a gradient's size."),
+        ]),
+    Question(
         "16 workers exchange gradients of M bytes every step. Per step, ...", [
             right("the server of a one-server parameter server sends 16 M",
                   "It sends the new weights back to each of the 16 workers: W M / S."),
