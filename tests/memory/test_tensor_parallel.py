@@ -56,8 +56,9 @@ def test_sends_one_allreduce_of_the_output_and_one_of_the_input_gradient():
     net, X, y = setup(n=8)
     arrays = [p.data().asnumpy() for p in net.collect_params().values()]
     got = tp.forward_backward(tp.shard(*arrays, [mx.cpu(i) for i in range(2)]), X, y)
-    # ring on 2 devices sends half of each message: 8 x 4 outputs + 8 x 6 inputs, 4 bytes
-    assert got.sent == [(8 * 4 + 8 * 6) * 4 // 2] * 2
+    # a ring on 2 devices sends 2(N-1)/N = all of each message: 8 x 4 outputs forward,
+    # 8 x 6 input gradients backward, 4 bytes each
+    assert got.sent == [(8 * 4 + 8 * 6) * 4] * 2
 
 
 def test_a_wrong_split_is_caught():

@@ -99,8 +99,8 @@ def test_hand_worked_counts():
     # stage 2: the first layer's 16 gradients whole + 5 of the second's 10 = 21 numbers
     assert rows[2] == (104, 84, 104, 72, 104)
     # stage 3: weights too, 13 own numbers + the first layer's 16 gathered beside them;
-    # it sends 104 + two all-gathers of 52 bytes each
-    assert rows[3] == (116, 84, 104, 72, 208)
+    # it sends a reduce-scatter and two all-gathers of 52 bytes each
+    assert rows[3] == (116, 84, 104, 72, 156)
     assert footprint(net, (3,), 4, 2, 1, "sgd")[0].optimizer_state == 0
     assert footprint(net, (3,), 4, 2, 0, "momentum")[0].optimizer_state == 104
 

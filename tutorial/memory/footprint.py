@@ -104,11 +104,14 @@ def _sharded_peak(layers, k, d, keeps_shard):
 
 
 def sent_per_step(sizes, k, stage):
-    """Bytes each device sends in one step (list over devices), from the ring's schedules."""
+    """Bytes each device sends in one step (list over devices), from the ring's schedules:
+    the allreduce (stage 0), or its reduce-scatter and one all-gather of the weights
+    (stages 1, 2), or two all-gathers, forward and backward (stage 3)."""
     sent = [0] * k
     for size in sizes:
-        plans = [schedule("ring", k, size, ITEMSIZE)] + \
-            [phase(k, size, "all-gather", ITEMSIZE)] * (2 if stage == 3 else 0)
+        plans = [schedule("ring", k, size, ITEMSIZE)] if stage == 0 else \
+            [phase(k, size, "reduce-scatter", ITEMSIZE)] + \
+            [phase(k, size, "all-gather", ITEMSIZE)] * (2 if stage == 3 else 1)
         for plan in plans:
             sent = [a + b for a, b in zip(sent, bytes_sent(plan))]
     return sent
