@@ -14,7 +14,9 @@ optimizer (:func:`state_copies`: SGD 0, momentum 1, Adam 2); A the numbers one s
 leaves behind for the backward (its input and every layer's output,
 :func:`activation_floats`). "+1 layer": a sharded gradient or weight is whole for one
 layer at a time, while that layer's backward (or forward) runs; the count adds the
-largest such moment, as :class:`~tutorial.memory.zero.ZeroTrainer` does. The shards are
+largest such moment, as :class:`~tutorial.memory.zero.ZeroTrainer` holds it: a gathered
+weight sits beside the device's own shard; a layer's whole gradient exists before its
+shard does, and only the layers after it (the backward runs backwards) have shards yet. The shards are
 the ring's chunks, so sizes are exact per device (they differ by one element when K does
 not divide a parameter's size), and so are the bytes sent (from the ring's schedules).
 
@@ -92,15 +94,17 @@ def _mine(size, k, d):
     return shards(size, k)[d].size
 
 
-def _sharded_peak(layers, k, d, keeps_shard):
-    """Most elements held at once when one layer at a time is whole, the rest in shards.
+def _gathered_peak(layers, k, d):
+    """Stage 3's weights: every own shard, and one layer gathered whole beside them."""
+    return sum(_mine(s, k, d) for sizes in layers for s in sizes) + \
+        max(sum(sizes) for sizes in layers)
 
-    A gathered weight sits next to the device's own shard of it (``keeps_shard``); a
-    layer's whole gradient exists before its shard does (it is reduce-scattered into it).
-    """
+
+def _scattered_peak(layers, k, d):
+    """Stages 2 and 3's gradients: the backward runs from the last layer; when layer l's
+    gradient is whole, only the layers after it have their (reduce-scattered) shards."""
     shard = [sum(_mine(s, k, d) for s in sizes) for sizes in layers]
-    return max(sum(sizes) + sum(shard) - (0 if keeps_shard else shard[l])
-               for l, sizes in enumerate(layers))
+    return max(sum(sizes) + sum(shard[l + 1:]) for l, sizes in enumerate(layers))
 
 
 def sent_per_step(sizes, k, stage):
@@ -133,8 +137,8 @@ def footprint(net, sample_shape, batch, devices, stage, optimizer="adam"):
     out = []
     for d in range(k):
         whole, mine = sum(sizes), sum(_mine(s, k, d) for s in sizes)
-        weights = _sharded_peak(layers, k, d, True) if stage == 3 else whole
-        grads = _sharded_peak(layers, k, d, False) if stage >= 2 else whole
+        weights = _gathered_peak(layers, k, d) if stage == 3 else whole
+        grads = _scattered_peak(layers, k, d) if stage >= 2 else whole
         state = copies * (mine if stage >= 1 else whole)
         acts = per_sample * int(cuts[d + 1] - cuts[d])
         out.append(Footprint(*(ITEMSIZE * n for n in (weights, grads, state, acts)), sent[d]))
