@@ -121,3 +121,12 @@ def test_shards_cover_every_element_once():
     for n, k in [(10, 4), (7, 7), (100, 3)]:
         covered = sorted(i for s in shards(n, k) for i in range(s.start, s.stop))
         assert covered == list(range(n))
+
+
+def test_running_statistics_are_not_trainable_parameters():
+    from mxnet.gluon import nn
+    from tutorial.memory.footprint import layer_sizes
+    net = nn.Sequential()
+    net.add(nn.Dense(4, in_units=3), nn.BatchNorm(in_channels=4))
+    net.initialize()
+    assert layer_sizes(net) == [[12, 4], [4, 4]]       # gamma, beta; not mean, variance

@@ -62,9 +62,10 @@ def state_copies(optimizer):
 
 
 def layer_sizes(net):
-    """Per top-level layer of ``net``, the sizes (elements) of its parameters, in order."""
-    return [[int(np.prod(p.shape)) for p in child.collect_params().values()]
-            for child in net]
+    """Per top-level layer of ``net``, the sizes (elements) of its trainable parameters, in
+    order (BatchNorm's running mean and variance, with ``grad_req='null'``, left out)."""
+    return [[int(np.prod(p.shape)) for p in child.collect_params().values()
+             if p.grad_req != "null"] for child in net]
 
 
 def activation_floats(net, sample_shape):
