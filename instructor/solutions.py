@@ -86,6 +86,14 @@ def post_local_schedule(steps, period, switch):                      # 12_scalin
             if t <= switch or (t - switch) % period == 0 or t == steps]
 
 
+def zero_bytes(parameters, devices, stage, copies):                  # 13_memory
+    whole = 4 * parameters
+    weights = whole / devices if stage >= 3 else whole
+    gradients = whole / devices if stage >= 2 else whole
+    state = copies * whole / devices if stage >= 1 else copies * whole
+    return weights, gradients, state
+
+
 GIVEAWAYS = {
     "piecewise_constant_lr": ("step>=bforbinboundaries", "bisect_right(boundaries,step)",
                               "values[reached]"),
@@ -101,4 +109,5 @@ GIVEAWAYS = {
     "gpipe_schedule": ("(s+i,s,i,\"F\")", "m+p-1+(p-1-s)+(m-1-i)"),
     "sync_mean_var": ("c*(v+m**2)", "second-mean**2", "(v+m**2)form,v,c"),
     "post_local_schedule": ("(t-switch)%period==0", "t<=switchor(t-", "ift<=switch"),
+    "zero_bytes": ("whole/devicesifstage>=3", "copies*whole/devicesifstage>=1"),
 }

@@ -21,6 +21,8 @@ Subpackages, one idea per file:
 - ``tutorial.nn``       the digits MLP, a small ResNet, the training loop, blocks written
   from scratch (dropout, DropConnect)
 - ``tutorial.parallel`` splitting batches, data-parallel trainers, collectives, cost model
+- ``tutorial.memory``   what each device holds and sends: ZeRO 1-3, tensor parallelism,
+  recomputation
 - ``tutorial.largebatch`` large-batch training measured: sweeps, critical batch, sharpness
 - ``tutorial.viz``      widgets and plots (pure models, views that only draw)
 - ``tutorial.quizzes``  each notebook's quiz as data (an explanation per option), the grader

@@ -52,6 +52,7 @@ EXERCISES = (
     Exercise("11_large_batch_cnn", "sync_mean_var", "sync_batchnorm", "check_sync_mean_var"),
     Exercise("12_scaling_out", "post_local_schedule", "scaling_out",
              "check_post_local_schedule"),
+    Exercise("13_memory", "zero_bytes", "memory", "check_zero_bytes"),
 )
 
 
