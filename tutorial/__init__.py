@@ -21,13 +21,12 @@ Subpackages, one idea per file:
 - ``tutorial.nn``       the digits MLP, a small ResNet, the training loop, blocks written
   from scratch (dropout, DropConnect)
 - ``tutorial.parallel`` splitting batches, data-parallel trainers, collectives, cost model
-- ``tutorial.memory``   what each device holds and sends: ZeRO 1-3, tensor parallelism,
-  recomputation
 - ``tutorial.largebatch`` large-batch training measured: sweeps, critical batch, sharpness
 - ``tutorial.viz``      widgets and plots (pure models, views that only draw)
 - ``tutorial.quizzes``  each notebook's quiz as data (an explanation per option), the grader
-- ``tutorial.memory``   what each device holds and how to shrink it: precision, loss
-  scaling, overlapping communication with the backward pass, the roofline (notebook 13)
+- ``tutorial.memory``   what each device holds and how to shrink it (notebook 13): ZeRO 1-3,
+  tensor parallelism, recomputation, mixed precision, overlapping communication with the
+  backward pass, the roofline
 - ``tutorial.check``    the setup self-check and the exercise checkers
 - ``tutorial.d2l_reference`` d2l's own MXNet functions, run as an independent reference
 
