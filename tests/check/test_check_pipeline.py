@@ -99,6 +99,8 @@ def raises(*args):
      "runs on stage 0 before stage 1"),
     (lambda p, m: NAIVE[p, m], "it is the naive one"),
     (lambda p, m: ONE_F_ONE_B[p, m], "but it is 1F1B"),
+    (lambda p, m: rows(sch.naive(p, m)), "it is the naive one"),   # calls place, not refused
+    (lambda p, m: rows(sch.one_f_one_b(p, m)), "but it is 1F1B"),
     (lambda p, m: [(t + 1, s, i, k) for t, s, i, k in gpipe_schedule(p, m)], "Ticks count from 0"),
     (late_by_one, "valid but takes .* ticks, 1 more than it needs"),
     (lambda p, m: gpipe_schedule(p, m)[:-1], "B of micro-batch 1 never runs on stage 1"),
