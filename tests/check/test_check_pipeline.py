@@ -11,7 +11,8 @@ import pytest
 from bounded import within
 from instructor.solutions import gpipe_schedule
 from tutorial.check.feedback import Verdict
-from tutorial.check.pipeline import check_gpipe
+from tutorial.check import pipeline
+from tutorial.check.pipeline import CASES, check_gpipe
 from tutorial.parallel.pipeline import schedules as sch
 
 LIMIT_S = 0.5
@@ -67,6 +68,12 @@ def test_watching_the_calls_leaves_the_profiler_as_it_found_it():
         sys.setprofile(None)
 
 
+# the course's other schedules, computed ahead (the checker refuses sch.place, which they
+# call, during the answer) for the fixed cases only (the parametrized test draws no others)
+NAIVE = {case: rows(sch.naive(*case)) for case in CASES}
+ONE_F_ONE_B = {case: rows(sch.one_f_one_b(*case)) for case in CASES}
+
+
 def late_by_one(p, m):
     out = gpipe_schedule(p, m)
     return [(t + 1 if k == "B" else t, s, i, k) for t, s, i, k in out]
@@ -90,7 +97,9 @@ def raises(*args):
     (lambda p, m: [(s + i, s, i, "F") for s in range(p) for i in range(m)] +
      [(m + p - 1 + s + i, s, i, "B") for s in range(p) for i in range(m)],
      "runs on stage 0 before stage 1"),
-    (lambda p, m: rows(sch.naive(p, m)), "it is the naive one"),
+    (lambda p, m: NAIVE[p, m], "it is the naive one"),
+    (lambda p, m: ONE_F_ONE_B[p, m], "but it is 1F1B"),
+    (lambda p, m: rows(sch.naive(p, m)), "it is the naive one"),   # calls place, not refused
     (lambda p, m: rows(sch.one_f_one_b(p, m)), "but it is 1F1B"),
     (lambda p, m: [(t + 1, s, i, k) for t, s, i, k in gpipe_schedule(p, m)], "Ticks count from 0"),
     (late_by_one, "valid but takes .* ticks, 1 more than it needs"),
@@ -113,7 +122,8 @@ def raises(*args):
     ("text", "got the text 'text'"),
     (np.zeros(3), r"NumPy array of shape \(3,\)"),
 ])
-def test_mistakes_and_garbage_get_a_verdict_that_names_them(answer, phrase):
+def test_mistakes_and_garbage_get_a_verdict_that_names_them(answer, phrase, monkeypatch):
+    monkeypatch.setattr(pipeline, "_drawn_cases", lambda: ())
     with within(30, "check_gpipe"):
         verdict = check_gpipe(answer, time_limit_s=LIMIT_S)
     assert isinstance(verdict, Verdict) and verdict.correct is False
@@ -135,3 +145,26 @@ def test_an_endless_generator_is_stopped_by_the_time_limit():
         verdict = check_gpipe(endless, time_limit_s=LIMIT_S)
     assert not verdict.correct and "did not return within" in verdict.text
     assert time.monotonic() - started < 20
+
+
+def test_the_checker_reference_is_gpipe_itself():
+    from tutorial.check.pipeline import _gpipe_rows
+    for p in range(1, 7):
+        for m in range(1, 9):
+            assert sorted(_gpipe_rows(p, m)) == sorted(rows(sch.gpipe(p, m)))
+
+
+def test_the_drawn_cases_change_from_check_to_check():
+    from tutorial.check.pipeline import _drawn_cases
+    assert len({_drawn_cases() for _ in range(20)}) > 1
+
+
+def test_answers_that_take_the_course_tasks_ahead_of_the_check_are_refused():
+    from tutorial.check import pipeline
+    fixed = {case: rows(sch.gpipe(*case)) for case in pipeline.CASES}   # precomputed
+    order = lambda m: [(i, "F") for i in range(m)] + [(i, "B") for i in reversed(range(m))]
+    for answer in (lambda p, m: fixed[p, m],
+                   lambda p, m: rows(sch.place("x", p, [order(m)] * p))):
+        verdict = check_gpipe(answer)
+        assert not verdict.correct, verdict.text
+    assert not hasattr(pipeline, "_GPIPE")                   # no table of answers to read

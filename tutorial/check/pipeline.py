@@ -12,7 +12,12 @@ first symptom of one it shows (:data:`SYMPTOMS`), or the first problem it finds.
 The notebook has imported the course's own GPipe (``sch.gpipe``), so an answer that
 returns its tasks would pass whatever the learner understood: the checker watches the
 calls the answer makes (:func:`_runs_reference`) and refuses one that reaches it, however
-it got there (``sch.gpipe``, ``sch.schedule("gpipe", ...)``, a helper of its own).
+it got there (``sch.gpipe``, ``sch.schedule("gpipe", ...)``, a helper of its own). The
+exercise's point is the ticks, not only the order, so ``sch.place`` (which places any
+order at its earliest ticks) is refused too. An answer could still precompute the course's
+tasks before the check: besides the fixed :data:`CASES`, the checker draws cases at check
+time (:func:`_drawn_cases`) from a range too large to tabulate, and its reference is a
+private formula (:func:`_gpipe_rows`), not a table an answer could read.
 
 >>> from tutorial.parallel.pipeline.schedules import gpipe
 >>> print(check_gpipe(lambda p, m: [(t.tick, t.stage, t.microbatch, t.kind)
@@ -25,6 +30,7 @@ Not yet: your schedule never runs a backward. GPipe's step i
 
 import math
 import numbers
+import random
 import sys
 
 from tutorial.check.feedback import Verdict, checker
@@ -32,6 +38,14 @@ from tutorial.check.mistakes import Mistake
 from tutorial.parallel.pipeline import schedules as sch
 
 CASES = ((2, 2), (3, 4), (4, 8), (1, 3), (4, 1))
+DRAWN = 3                            # cases drawn at check time, besides CASES
+DRAWN_STAGES, DRAWN_MICRO = (5, 48), (9, 96)   # their ranges: thousands of (p, m) pairs
+
+
+def _drawn_cases():
+    """DRAWN (p, m) pairs drawn afresh at every check, from the operating system's entropy."""
+    draw = random.SystemRandom()
+    return tuple((draw.randint(*DRAWN_STAGES), draw.randint(*DRAWN_MICRO)) for _ in range(DRAWN))
 
 
 def _rows(plan):
@@ -58,9 +72,14 @@ def _tasks(plan, shift=0):
     return [(t.tick + shift, t.stage, t.microbatch, t.kind) for t in plan.tasks]
 
 
-# GPipe's tasks for each case, computed once here: a mistake below that shifts them must not
-# run the course's GPipe while the checker watches (that is what it refuses in an answer)
-_GPIPE = {(p, m): _tasks(sch.gpipe(p, m)) for p, m in CASES}
+def _gpipe_rows(p, m):
+    """GPipe's tasks from its closed form (tested against ``sch.gpipe``), computed when asked
+    so that no table of answers sits in this module: the forward of micro-batch i reaches
+    stage s at tick s + i; the backwards start after the last forward leaves stage p - 1,
+    last micro-batch first, and go back one stage per tick."""
+    last_forward = m + p - 1
+    return [(s + i, s, i, "F") for s in range(p) for i in range(m)] + \
+        [(last_forward + (p - 1 - s) + (m - 1 - i), s, i, "B") for s in range(p) for i in range(m)]
 
 
 MISTAKES = (   # typical wrong answers, each named when an answer gives exactly its tasks
@@ -90,7 +109,7 @@ MISTAKES = (   # typical wrong answers, each named when an answer gives exactly 
     Mistake("ticks from 1",
             "your first task runs at tick 1. Ticks count from 0 here, like Python's indices, "
             "and stage 0 has nothing to wait for.",
-            lambda p, m: [(t + 1, s, i, k) for t, s, i, k in _GPIPE[p, m]]),
+            lambda p, m: [(t + 1, s, i, k) for t, s, i, k in _gpipe_rows(p, m)]),
 )
 
 SYMPTOMS = (   # what a partly wrong answer shows: (detects(rows, p, m) on some case, message)
@@ -101,11 +120,15 @@ SYMPTOMS = (   # what a partly wrong answer shows: (detects(rows, p, m) on some 
 )
 
 
-REFERENCE_CODE = (sch.gpipe.__code__,)   # what the answer must not run: the course's GPipe
+# what the answer must not run: the course's GPipe, and the placer that computes its ticks
+# (unless the course's naive or 1F1B schedule calls it: those are mistakes the checker names)
+REFERENCE_CODE = (sch.gpipe.__code__, sch.place.__code__)
+OTHER_SCHEDULES = (sch.naive.__code__, sch.one_f_one_b.__code__)
 
 CALLS_REFERENCE = (
     "your gpipe_schedule gets its tasks from the course's own GPipe schedule (sch.gpipe, "
-    "imported at the top of the notebook), so it would pass whatever you wrote around it. "
+    "imported at the top of the notebook) or from sch.place, which computes the ticks for "
+    "any order: the ticks are the exercise, so it would pass whatever you wrote around it. "
     "Build the list yourself, from the rule: every task starts at the first tick its stage "
     "is free and its input has arrived, all forwards first. sch.grid draws what you build.")
 
@@ -115,7 +138,8 @@ def _runs_reference(call):
     ran, previous = [], sys.getprofile()
 
     def watch(frame, event, arg):
-        if event == "call" and frame.f_code in REFERENCE_CODE:
+        if event == "call" and frame.f_code in REFERENCE_CODE and \
+                not (frame.f_back is not None and frame.f_back.f_code in OTHER_SCHEDULES):
             ran.append(frame.f_code.co_name)
 
     sys.setprofile(watch)
@@ -172,7 +196,7 @@ def _verdict_for(rows_by_case):
             if "".join(kinds) != "F" * m + "B" * m:
                 return (f"for p={p}, m={m}, stage {s} runs a backward before its last forward; "
                         f"GPipe runs all forwards of the step first.")
-        best = sch.gpipe(p, m).ticks
+        best = max(r[0] for r in _gpipe_rows(p, m)) + 1
         if plan.ticks > best or min(r[0] for r in rows) > 0:
             return (f"for p={p}, m={m} your schedule is valid but takes {plan.ticks} ticks, "
                     f"{plan.ticks - best} more than it needs: some task starts later than its "
@@ -185,7 +209,7 @@ def _verdict_for(rows_by_case):
 def check_gpipe(gpipe_schedule):
     """``gpipe_schedule(stages, microbatches)``: GPipe's tasks, (tick, stage, micro-batch, kind)."""
     rows_by_case = {}
-    for p, m in CASES:
+    for p, m in CASES + _drawn_cases():
         try:
             value, copied = _runs_reference(lambda: gpipe_schedule(p, m))
         except NotImplementedError:                # the stub: the guard says "not written"
