@@ -70,6 +70,17 @@ def test_divergence_is_reported_as_divergence():
     assert runs[1].diverged and runs[1].steps_to[0.6] is None
 
 
+def test_a_high_first_loss_is_not_divergence():
+    """Inputs scaled up make the first loss exceed 2 ln(classes); a small rate still trains."""
+    toy = _toy()
+    big = Dataset(40 * toy.X_train, toy.y_train, 40 * toy.X_val, toy.y_val)
+    runs = train_family(big, 16, [1e-4, 50.0], hidden=(8,), max_steps=60, targets=(0.6,),
+                        stop="never", check_every=1)
+    assert runs[0].train_loss[0] > 2 * np.log(3), runs[0].train_loss[:3]     # the premise
+    assert not runs[0].diverged
+    assert runs[1].diverged
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(batch_size=0, lrs=[0.1]), "batch_size must be a whole number from 1 to the 90"),
     (dict(batch_size=91, lrs=[0.1]), "batch_size must be"),

@@ -9,7 +9,9 @@ the first step at which each target is reached. Steps count updates, from 1. Eve
 
 A model *diverges* when its minibatch loss becomes NaN/inf or exceeds ``diverge_factor``
 times ln(classes), the loss of a uniform guess (twice by default): its updates overshoot
-so far that it does worse than knowing nothing. Its steps to every target are then
+so far that it does worse than knowing nothing. A model that *starts* worse than that
+(large inputs, such as raw pixels, give large initial logits) is measured against
+``diverge_factor`` times its own first loss instead, so a high start is not divergence. Its steps to every target are then
 ``None`` and ``diverged`` is True, so a plot can show divergence as divergence rather
 than as "slow".
 
@@ -128,7 +130,7 @@ def train_family(data, batch_size, lrs, *, optimizer="momentum", optimizer_kw=No
         if on_step is not None:
             on_step(step, net)
         if step % check_every == 0 or step == max_steps:
-            diverged |= _diverging(losses, diverge_loss)
+            diverged |= _diverging(losses, np.maximum(diverge_loss, diverge_factor * losses[0].asnumpy()))
             if _should_stop(stop, accs, diverged, targets[-1]):
                 break
     runs = _runs(nd.stack(*accs).asnumpy(), nd.stack(*losses).asnumpy(), diverged, lrs,
