@@ -114,7 +114,8 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
         "staleness_lr": r"staleness_lr\(0.1, 0\) returned None",
         "gpipe_schedule": r"gpipe_schedule\(2, 2\) returned None",
         "sync_mean_var": r"on the case '2 equal shards' returned NoneType",
-        "post_local_schedule": r"post_local_schedule\(8, 4, 0\) returned None"}),
+        "post_local_schedule": r"post_local_schedule\(8, 4, 0\) returned None",
+        "zero_bytes": r"zero_bytes\(1000, 4, 0, 2\) returned None"}),
     ("returns text", lambda *a, **k: "abc", {
         "piecewise_constant_lr": "returned a str; return one plain number, the learning rate",
         "clip_by_global_norm": "returned a str; return a list of NumPy arrays, one per gradient",
@@ -127,7 +128,8 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
         "staleness_lr": r"staleness_lr\(0.1, 0\) returned a str",
         "gpipe_schedule": r"gpipe_schedule\(2, 2\) returned a str",
         "sync_mean_var": "returned str; return the pair",
-        "post_local_schedule": r"post_local_schedule\(8, 4, 0\) returned a str"}),
+        "post_local_schedule": r"post_local_schedule\(8, 4, 0\) returned a str",
+        "zero_bytes": "returned 'abc'; return three numbers"}),
     ("wrong shape", lambda *a, **k: np.zeros(3), {
         "piecewise_constant_lr": "returned a ndarray; return one plain number",
         "clip_by_global_norm": "returned a ndarray; return a list of NumPy arrays",
@@ -139,7 +141,8 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
         "staleness_lr": "returned a ndarray",
         "gpipe_schedule": r"contains 0.0; each task must be a tuple of four",
         "sync_mean_var": "returned ndarray; return the pair",
-        "post_local_schedule": r"contains a step outside 1 .. 8"}),
+        "post_local_schedule": r"contains a step outside 1 .. 8",
+        "zero_bytes": r"returned \(0.0, 0.0, 0.0\)"}),
     ("state of wrong shape", lambda *a, **k: (np.zeros(5),) + (np.zeros(2),) * 2, {
         "adam_step": r"returned m with shape \(2,\)"}),
 ]

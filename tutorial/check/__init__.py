@@ -17,5 +17,6 @@ what is wrong with an answer.
 - ``updates``      an optimizer update rolled out next to a NumPy reference
 - ``limits``       a time limit for a learner's code, so a checker cannot hang a notebook
 - ``isolate``      a learner's code run in a forked child killed at a deadline
+- ``own_work``     refuses an answer that calls the reference it is checked against
 - ``extract`` and ``exercise_progress``: a learner's progress, read from their notebooks
 """

@@ -23,7 +23,8 @@ One idea per file:
 - ``async_sgd``    asynchronous SGD simulated exactly: workers of given speeds, one server
 - ``least_squares``  the least-squares problems (dense or sparse rows) it is simulated on
 - ``local_sgd``    local SGD and post-local SGD: K workers average their weights every H steps
-- ``compression``  2-bit gradient quantisation with error feedback; signSGD's majority vote
+- ``compression``  2-bit gradient quantisation with error feedback
+- ``sign_sgd``     signSGD with majority vote (NumPy), the reference for notebook 12's version
 - ``compression_study``  training with each way of sending gradients: accuracy, bytes per step
 - ``scaling_workload``   the job the local-SGD and compression studies train (held-out accuracy)
 - ``pipeline``     model parallelism: a network cut into stages on devices, pipeline
