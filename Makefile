@@ -97,13 +97,16 @@ selfcheck: $(STAMP)
 # tests/notebooks/test_numeric_configs.py); the notebooks' compared outputs must not move.
 NUMERIC_ALT   := $(shell $(PYTHON_EXE) -m tutorial.arch numeric alt)
 NUMERIC_THIRD := $(shell $(PYTHON_EXE) -m tutorial.arch numeric third)
+# Two notebooks at a time, each whole in one worker (pytest-xdist, --dist loadfile): a
+# notebook's cells share one kernel and run in order. Halves nbval's wall time on two cores.
 NBVAL := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q --nbval notebooks slides \
-         --sanitize-with tests/nbval_sanitize.cfg
+         --sanitize-with tests/nbval_sanitize.cfg -n 2 --dist loadfile
 
 # Unit tests and doctests, two at a time (pytest-xdist: most of their time is spent waiting
 # on subprocesses, clusters and browsers; tests that share a port or a browser run in one
 # worker, tests/conftest.py). CI runs them under every supported Python.
-UNIT := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q -rs -n 2 --dist loadgroup tests --doctest-modules tutorial
+# UNIT_ARGS narrows it (.ci/run: '-m "not browser"' under a third Python).
+UNIT := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q -rs -n 2 --dist loadgroup tests --doctest-modules tutorial $(UNIT_ARGS)
 unit: $(STAMP) $(OFFLINE)
 	$(UNIT)
 

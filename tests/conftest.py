@@ -12,10 +12,16 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "browser: drives JupyterLab or an exported page in "
+                            "headless Chromium; the same JavaScript under every Python")
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         if "browser" in item.path.parent.parts:
             item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.browser)
             # `make unit` runs tests two at a time (pytest-xdist, --dist loadgroup): the
             # browser tests take one worker between them, so two JupyterLabs and two
             # Chromiums never compete for the two cores.

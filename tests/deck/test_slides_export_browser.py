@@ -15,7 +15,7 @@ from test_slides_export import _assets_or_skip
 from tutorial.deck import export
 from tutorial.lab import SLIDES
 
-pytestmark = pytest.mark.slow     # a headless Chromium opens the export
+pytestmark = [pytest.mark.slow, pytest.mark.browser]     # a headless Chromium opens the export
 
 DECK = SLIDES / "workshop.ipynb"
 SLIDE = "section.present:not(.stack)"
