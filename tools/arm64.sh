@@ -96,8 +96,8 @@ finish() {                  # on success and on failure: unmount, then the times
 trap finish EXIT
 
 inside() {                  # inside "command line": run it in the clone, as a fresh login would
-    local pip_vars
-    pip_vars=$(env | grep -E '^PIP_' | tr '\n' ' ' || true)
+    local pip_vars          # the host's PIP_* settings but its wheel folders, absent inside
+    pip_vars=$(env | grep -E '^PIP_' | grep -v '^PIP_FIND_LINKS=' | tr '\n' ' ' || true)
     # shellcheck disable=SC2086
     $HEAVY chroot "$ROOTFS" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin $pip_vars \
