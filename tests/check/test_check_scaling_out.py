@@ -1,26 +1,12 @@
 """The post-local SGD schedule checker: the solution passes, every typical mistake is
 named, and the mistakes are told apart by the checker's cases."""
 
-import pytest
-
 from instructor.solutions import post_local_schedule
+from mistake_table import mistake_table_tests
 from tutorial.check.scaling_out import CASES, MISTAKES, check_post_local_schedule
 
-
-def test_the_solution_passes():
-    assert check_post_local_schedule(post_local_schedule).correct
-
-
-@pytest.mark.parametrize("mistake", MISTAKES, ids=lambda m: m.what)
-def test_each_mistake_is_named(mistake):
-    verdict = check_post_local_schedule(mistake.answer)
-    assert not verdict.correct and verdict.text == mistake.verdict().text
-
-
-def test_the_cases_tell_every_mistake_apart():
-    answers = [tuple(tuple(m.answer(*case)) for case in CASES) for m in MISTAKES]
-    answers.append(tuple(tuple(post_local_schedule(*case)) for case in CASES))
-    assert len(set(answers)) == len(answers)
+test_the_solution_passes, test_each_mistake_is_named, test_the_cases_tell_every_mistake_apart = \
+    mistake_table_tests(check_post_local_schedule, post_local_schedule, CASES, MISTAKES, key=tuple)
 
 
 def test_an_unsorted_answer_and_a_tuple_answer():

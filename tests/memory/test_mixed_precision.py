@@ -3,8 +3,8 @@
 import mxnet as mx
 import numpy as np
 import pytest
-from mxnet import autograd, gluon
 
+from gluon_reference import train_one_device
 from tutorial.memory.amp_probe import onednn_on, probe
 from tutorial.memory.loss_scaling import DynamicLossScaler
 from tutorial.memory.mixed_precision import train, train_bytes
@@ -19,17 +19,8 @@ def make_net():
 
 def gluon_reference(steps, lr=0.1, momentum=0.9):
     """One device, MXNet's own SGD with momentum on the whole batch (an independent code path)."""
-    net, loss_fn = make_net(), gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), "sgd",
-                            {"learning_rate": lr, "momentum": momentum})
-    batches = digits_batches(64, seed=0)
-    for _ in range(steps):
-        X, y = next(batches)
-        with autograd.record():
-            loss = loss_fn(net(mx.nd.array(X)), mx.nd.array(y)).sum()
-        loss.backward()
-        trainer.step(len(X))
-    return [p.data().asnumpy() for p in net.collect_params().values()]
+    return train_one_device(make_net(), digits_batches(64, seed=0), steps, "sgd",
+                            learning_rate=lr, momentum=momentum)
 
 
 def test_float32_mode_equals_gluon_sgd_on_one_device():

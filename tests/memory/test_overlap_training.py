@@ -3,8 +3,8 @@
 import mxnet as mx
 import numpy as np
 import pytest
-from mxnet import autograd, gluon
 
+from gluon_reference import train_one_device
 from tutorial.memory.overlap import OverlapTrainer, measure
 from tutorial.parallel.workload import digits_batches, mlp
 
@@ -17,16 +17,8 @@ def weights(trainer, ctx):
 
 
 def one_device(steps, lr=0.1):
-    net, loss_fn = mlp(HIDDEN, seed=0), gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": lr})
-    batches = digits_batches(48, seed=0)
-    for _ in range(steps):
-        X, y = next(batches)
-        with autograd.record():
-            loss = loss_fn(net(mx.nd.array(X)), mx.nd.array(y)).sum()
-        loss.backward()
-        trainer.step(len(X))
-    return [p.data().asnumpy() for p in net.collect_params().values()]
+    return train_one_device(mlp(HIDDEN, seed=0), digits_batches(48, seed=0), steps, "sgd",
+                            learning_rate=lr)
 
 
 @pytest.mark.parametrize("bucket_bytes", [0, 4096, float("inf")])
