@@ -111,6 +111,11 @@ timed "arm64 Debian 12 root file system" root_fs
 echo "arm64 userland: $(chroot "$ROOTFS" uname -m), $(chroot "$ROOTFS" python3 --version)"
 timed "clone of $COMMIT" clone
 mounts
+# The one line a learner on arm64 Debian or Ubuntu runs first (README): the BLAS and OpenMP
+# that MXNet's aarch64 wheel needs and does not bundle (tutorial/arm64_blas.py).
+timed "apt-get install the BLAS MXNet's wheel needs" inside \
+    'DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+     $(python3 -c "from tutorial.arm64_blas import PACKAGES; print(*PACKAGES)") >/dev/null'
 timed "set-up and make selfcheck HOROVOD=0" inside "make selfcheck HOROVOD=0"
 timed "bare python -c 'import mxnet'" inside \
     ".venv/bin/python -c 'import mxnet, numpy; print(\"mxnet\", mxnet.__version__, \"numpy\", numpy.__version__)'"

@@ -12,9 +12,9 @@ set-up for real in an emulated arm64 Debian (``tools/arm64.sh``).
   machine (``tests/notebooks/test_numeric_configs.py`` trains a small net and compares the
   bits). x86-64: OpenBLAS is a separate library built for every x86 core
   (``OPENBLAS_CORETYPE`` picks one) and oneDNN has x86 ISA levels (``DNNL_MAX_CPU_ISA``).
-  The aarch64 wheel links one static OpenBLAS with no runtime kernel choice (its
-  ``libmxnet.so`` holds no ``OPENBLAS_CORETYPE``) and its oneDNN knows only ``SVE_512``
-  and ``ALL``, so there the configurations switch oneDNN off, then also accumulate in float64
+  On aarch64 the BLAS is the distribution's OpenBLAS, standing in for the Arm Performance
+  Libraries the wheel was built against (``tutorial/arm64_blas.py``), and the wheel's oneDNN
+  knows only ``SVE_512`` and ``ALL``, so there the configurations switch oneDNN off, then also accumulate in float64
   (``MXNET_SAFE_ACCUMULATION``, which changes the bits on both machines once oneDNN is off).
 
 >>> gpu_build_refusal("x86_64") is None

