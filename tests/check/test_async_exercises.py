@@ -35,3 +35,17 @@ def test_step_batch_checker(answer, correct, phrase):
 def test_staleness_lr_checker(answer, correct, phrase):
     verdict = check_staleness_lr(answer)
     assert verdict.correct is correct and phrase in verdict.text
+
+
+def test_calling_the_staleness_aware_rate_is_refused_however_it_is_reached():
+    from tutorial.parallel import async_sgd
+    from tutorial.parallel.async_sgd import staleness_aware_lr as alias
+
+    def imports_it(lr, staleness):
+        from tutorial.parallel.async_sgd import staleness_aware_lr
+        return staleness_aware_lr(lr, staleness)
+
+    for answer in (async_sgd.staleness_aware_lr, lambda lr, tau: alias(lr, tau), imports_it):
+        verdict = check_staleness_lr(answer)
+        assert not verdict.correct and "calls the library's reference" in verdict.text
+    assert check_staleness_lr(lambda lr, tau: lr / max(1, tau)).correct   # the watch is off again

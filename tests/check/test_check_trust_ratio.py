@@ -62,3 +62,27 @@ def test_a_division_by_zero_on_an_all_zero_layer_gets_the_hint():
         return eta * w_norm / (g_norm + wd * w_norm)
     verdict = check_trust_ratio(plain_python)
     assert "raised ZeroDivisionError" in verdict.text and "are all 0" in verdict.text
+
+
+def test_calling_a_lars_the_notebook_can_reach_is_refused():
+    import mxnet as mx
+
+    from tutorial import optim                      # as the notebook imports it
+    from tutorial.optim.transforms import Step
+
+    def wraps_the_library(w, g, eta, wd, name):
+        step = Step(lr=1.0, wd=wd, t=1, raw_grad=mx.nd.array(g), name=name)
+        out = optim.trust_ratio.LarsTrustRatio(eta=eta, eps=0.0).update(
+            mx.nd.ones((1,)), (), mx.nd.array(w), step)
+        return float(out.asscalar())
+
+    def wraps_mxnet(w, g, eta, wd, name):
+        lars = mx.optimizer.LARS(eta=eta, eps=0.0, wd=wd, learning_rate=1.0,
+                                 param_idx2name={0: name})
+        return lars._get_lars(0, mx.nd.array(w), mx.nd.array(g), 1.0, wd)
+
+    for answer in (library_ratio, wraps_the_library, wraps_mxnet):
+        verdict = check_trust_ratio(answer)
+        assert not verdict.correct and "calls the library's reference" in verdict.text, \
+            verdict.text
+    assert check_trust_ratio(right).correct           # and the watch is switched off again

@@ -9,11 +9,19 @@ Correct: trainer.step with that number makes dist_sync take the same step as one
 Not yet: normalised by the per-worker batch: the server SUMS the W workers' gradients, so every step would be W times too large (like lr * W). Over how many samples is that sum taken?
 >>> print(check_staleness_lr(lambda lr, staleness: lr / max(1, staleness)))
 Correct: a fresh gradient keeps lr, one that is tau updates old gets lr / tau.
+
+The staleness checker's reference, :func:`tutorial.parallel.async_sgd.staleness_aware_lr`,
+sits in the module whose ``simulate`` the notebook imports: an answer that calls it is
+refused (:mod:`tutorial.check.own_work`).
+
+>>> print(check_staleness_lr(staleness_aware_lr).text[:55])      # the reference itself
+Not yet: your staleness_lr calls the library's referenc
 """
 
 from tutorial.check.answers import Wrong, as_number, call
 from tutorial.check.feedback import Verdict, checker
 from tutorial.check.mistakes import Mistake, first_match, same
+from tutorial.check.own_work import refuse_if_called, watching
 from tutorial.parallel.async_sgd import staleness_aware_lr
 
 STEP_CASES = ((2, 32), (4, 16), (1, 64), (8, 3))
@@ -78,12 +86,14 @@ def check_step_batch(step_batch):
 def check_staleness_lr(staleness_lr):
     """``staleness_lr(lr, staleness)``: Zhang et al.'s staleness-aware learning rate."""
     try:
-        got = _answers(staleness_lr, "staleness_lr", STALENESS_CASES)
+        with watching(staleness_aware_lr) as seen:
+            got = _answers(staleness_lr, "staleness_lr", STALENESS_CASES)
     except Wrong as wrong:
         if "ZeroDivision" not in str(wrong):
             raise
         raise Wrong(f"{wrong}. A fresh gradient has staleness 0: it should keep the full lr "
                     f"(dividing by 0 is not the rule for it)") from None
+    refuse_if_called(seen, "staleness_lr")
     want = [staleness_aware_lr(*case) for case in STALENESS_CASES]
     if same(got, want, rtol=1e-12, atol=1e-15):
         return Verdict(True, "Correct: a fresh gradient keeps lr, one that is tau updates old "

@@ -6,7 +6,9 @@ reference is the library's own LARS step, :class:`tutorial.optim.trust_ratio.Lar
 (float32 norms on MXNet NDArrays, so answers are compared to a relative 1e-5). Three
 stages, each with its own message: the ratio of an ordinary weight (typical mistakes as
 data), the parameters LARS leaves out (biases, batch-norm gamma and beta), and layers
-whose weights or gradient are all zero.
+whose weights or gradient are all zero. An answer that calls a LARS the notebook can reach
+(the library's, through ``from tutorial import optim``, or MXNet's ``mx.optimizer.LARS``
+and ``mx.nd.multi_lars``) is refused (:mod:`tutorial.check.own_work`).
 
 >>> import numpy as np
 >>> def trust_ratio(w, g, eta, wd, name):
@@ -16,6 +18,8 @@ whose weights or gradient are all zero.
 ...     return eta * w_norm / (g_norm + wd * w_norm)
 >>> print(check_trust_ratio(trust_ratio))
 Correct: your trust ratio equals the library's LARS on 9 parameters, biases, batch-norm and all-zero layers included.
+>>> print(check_trust_ratio(library_ratio).text[:54])        # the reference itself
+Not yet: your trust_ratio calls the library's referenc
 """
 
 import mxnet as mx
@@ -24,9 +28,13 @@ import numpy as np
 from tutorial.check.answers import Wrong, as_number, call
 from tutorial.check.feedback import Verdict, checker
 from tutorial.check.mistakes import Mistake, first_match, same
+from tutorial.check.own_work import refuse_if_called, watching
 from tutorial.optim.transforms import Step
 from tutorial.optim.trust_ratio import LarsTrustRatio
 
+# Every route to a LARS from the notebook: the library's step, MXNet's optimizer and its operator
+REFERENCES = (LarsTrustRatio.update, mx.optimizer.LARS._get_lars, mx.optimizer.LARS._l2norm,
+              mx.nd.multi_lars)
 RTOL = 1e-5       # the library's norms are float32
 ZERO_RULE = ("When the weights or the gradient of a layer are all 0 the ratio means nothing "
              "(a layer at 0 would never move), and LARS, as MXNet's, uses the factor 1")
@@ -84,11 +92,14 @@ def library_ratio(w, g, eta, wd, name):
 
 
 def _answers(trust_ratio, cases):
+    """The learner's numbers for ``cases``; refused if the learner called a LARS."""
     out = []
-    for name, w, g, eta, wd in cases:
-        label = f"trust_ratio(w of shape {w.shape}, g, eta={eta}, wd={wd}, name={name!r})"
-        out.append(as_number(call(trust_ratio, label, w.copy(), g.copy(), eta, wd, name),
-                             label))
+    with watching(*REFERENCES) as seen:
+        for name, w, g, eta, wd in cases:
+            label = f"trust_ratio(w of shape {w.shape}, g, eta={eta}, wd={wd}, name={name!r})"
+            out.append(as_number(call(trust_ratio, label, w.copy(), g.copy(), eta, wd, name),
+                                 label))
+    refuse_if_called(seen, "trust_ratio")
     return out
 
 

@@ -9,9 +9,9 @@ from tutorial.quizzes.question import Question, Quiz, right, wrong
 ISSUES = Question(
     "What are some possible issues with asynchronous stochastic gradient descent?", [
         right("Asynchronous stochastic gradient descent requires more epochs to train",
-              "Listed by the lecture and the course notes: a stale gradient was computed "
-              "on weights that have moved since, so each update helps less and more of "
-              "them are needed."),
+              "Listed by the lecture and the course notes, as a finding on deep networks. "
+              "The notebook could not show it: on its small quadratic, async needed "
+              "somewhat fewer gradients than sync to reach the target."),
         wrong("Asynchronous stochastic gradient descent does not overcome communication "
               "delays",
               "It does overcome them: nobody waits for the slowest worker or for an "
@@ -19,9 +19,9 @@ ISSUES = Question(
               "problems with 'overcomes communication delays, but...'."),
         right("Asynchronous stochastic gradient descent requires more hypertuning of "
               "hyperparameters, including momentum and learning rate",
-              "Staleness shrinks the range of stable learning rates and acts like extra "
-              "momentum: in the asynchronous-SGD notebook eight stale workers diverge at "
-              "rates one worker handles."),
+              "Staleness shrinks the range of stable learning rates: in the "
+              "asynchronous-SGD notebook eight stale workers diverge at rates one worker "
+              "handles. (Momentum is the lecture's word; no run in the notebook uses it.)"),
         right("Asynchronous stochastic gradient has not been shown to scale and retain "
               "accuracy on large models",
               "The lecture's last caveat: an empirical finding about large models, which "
@@ -63,9 +63,10 @@ QUIZ = Quiz("Asynchronous SGD", [
                   "server, which the operating system decides: the same job gives "
                   "different weights from run to run."),
             right("When the gradients are sparse, as in Hogwild",
-                  "Sparse updates rarely touch the same coordinate, so a stale read is "
-                  "usually still exact where it matters: 16 lock-free workers reached the "
-                  "serial loss on the sparse problem and diverged on the dense one."),
+                  "Niu et al.'s argument: sparse updates rarely touch the same coordinate. "
+                  "In the notebook, at one learning rate, 16 lock-free workers reached the "
+                  "serial loss on the sparse problem and diverged on the dense one, whose "
+                  "curvature is more than ten times larger."),
         ]),
     Question(
         "Zhang et al.'s staleness-aware rule applies a gradient computed at step 90 to "
@@ -98,8 +99,9 @@ QUIZ = Quiz("Asynchronous SGD", [
                   "shared memory."),
             right("Sparse updates, so that concurrent updates rarely touch the same "
                   "coordinate",
-                  "Its guarantees and its speed rest on sparsity: in the notebook the same "
-                  "learning rate matched serial SGD on the sparse problem and diverged on "
-                  "the dense one."),
+                  "Niu et al.'s guarantees assume it. In the notebook the same learning "
+                  "rate matched serial SGD on the sparse problem and diverged on the dense "
+                  "one; at a rate cut to the same step relative to its curvature, the "
+                  "dense problem trained too, but slowly."),
         ]),
 ])
