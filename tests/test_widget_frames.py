@@ -57,3 +57,15 @@ def test_the_hook_reads_the_file_it_replaces_and_runs_in_every_course_server(tmp
     assert shown_models(committed) <= set(widget_state(model["content"]))
     keep_saved_frames({"type": "notebook", "content": {}}, "new.ipynb", manager)  # no file
     assert f"--ContentsManager.pre_save_hook={PRE_SAVE_HOOK}" in lab_command()
+
+
+def test_saving_any_committed_notebook_unrun_keeps_its_whole_saved_state():
+    """JupyterLab marks a notebook with saved widgets as changed on opening (its widget
+    manager registers the saved models), so its autosave comes; it must not lose a model."""
+    from tutorial.lab import SLIDES
+
+    for path in [*sorted(NOTEBOOKS.glob("*.ipynb")), SLIDES / "workshop.ipynb"]:
+        committed = json.loads(path.read_text())
+        saved = _without_state(committed) if widget_state(committed) else committed
+        with_saved_frames(saved, committed)
+        assert widget_state(saved) == widget_state(committed), path.name

@@ -14,9 +14,10 @@ model an output names that the new state lacks, it copies the model from the fil
 with the models it refers to (``IPY_MODEL_<id>``: children, layouts, styles). Frames the
 front end did save (the live widgets after a run) are never touched.
 
->>> old = {"a": {"state": {"children": ["IPY_MODEL_b"]}}, "b": {"state": {}}, "z": {}}
+>>> old = {"a": {"state": {"children": ["IPY_MODEL_b"]}}, "b": {"state": {}}, "z": {},
+...        "l": {"model_name": "LinkModel", "state": {"source": ["IPY_MODEL_b", "value"]}}}
 >>> sorted(kept_models({"a", "c"}, {"c": {}}, old))
-['a', 'b']
+['a', 'b', 'l']
 """
 
 import json
@@ -41,16 +42,26 @@ def widget_state(notebook):
     return notebook.get("metadata", {}).get("widgets", {}).get(STATE, {}).get("state", {})
 
 
+def _references(model):
+    return set(_REFERENCE.findall(json.dumps(model)))
+
+
 def kept_models(wanted, state, previous):
     """{model id: model} from ``previous`` that ``state`` lacks: the ``wanted`` ids and,
-    transitively, every model those refer to."""
+    transitively, every model those refer to; then the models that only refer to these
+    (a ``jslink`` between two of them, which no widget refers to)."""
     kept, todo = {}, [m for m in wanted if m not in state]
     while todo:
         model_id = todo.pop()
         if model_id in kept or model_id in state or model_id not in previous:
             continue
         kept[model_id] = previous[model_id]
-        todo.extend(_REFERENCE.findall(json.dumps(previous[model_id])))
+        todo.extend(_references(previous[model_id]))
+    for model_id, model in previous.items():
+        refs = _references(model)
+        if model_id not in kept and model_id not in state and refs and refs <= set(kept) \
+                and model.get("model_name", "").endswith("LinkModel"):
+            kept[model_id] = model
     return kept
 
 
