@@ -100,8 +100,9 @@ def quiz(questions, title="Quiz"):
     if not questions or not all(isinstance(q, Question) for q in questions):
         raise ValueError("quiz() needs a Quiz or a non-empty list of Question objects, "
                          f"got {questions!r}.")
-    header = w.HTML(ONE_BROKEN_LINK + f"<h4>{html.escape(title)}</h4>"
-                    + _block("tutorial-quiz-instructions", f"<i>{html.escape(INSTRUCTIONS)}</i>"))
+    header = w.HTML(f"<h4>{html.escape(title)}</h4>"
+                    + _block("tutorial-quiz-instructions", f"<i>{html.escape(INSTRUCTIONS)}</i>")
+                    + ONE_BROKEN_LINK)    # last: the text form (its first 110 characters) stays
     box = w.VBox([header, *(question_view(n, q) for n, q in enumerate(questions, 1))])
     box.add_class(CSS_CLASS)
     return box
