@@ -101,6 +101,11 @@ def _run_all_and_save(page, deck):
     assert deck.stat().st_mtime_ns != before, "the deck was not saved"
 
 
+def _on_slide(selector):
+    """``selector`` (alternatives joined by commas) inside the slide on screen only."""
+    return ", ".join(f"{SLIDE} {part.strip()}" for part in selector.split(","))
+
+
 def _present_every_demo(page):
     """Present the deck and run each demo on its slide; screenshots after each run."""
     frame = present(page)
@@ -109,9 +114,9 @@ def _present_every_demo(page):
     for demo in DEMOS:
         go_to_slide(frame, demo.title)
         run_code_on_slide(page, frame)
-        frame.wait_for_selector(f"{SLIDE} {demo.ready}", timeout=180_000)
+        frame.wait_for_selector(_on_slide(demo.ready), timeout=180_000)
         if demo.press:
-            frame.locator(f"{SLIDE} {demo.press}").first.click()
+            frame.locator(_on_slide(demo.press)).first.click()
         if demo.done:
             frame.wait_for_function(demo.done, arg=SLIDE, timeout=240_000, polling=1000)
         else:
