@@ -45,7 +45,8 @@ def lab_command(notebook_dir=NOTEBOOKS, port=None, token=None, open_browser=True
     ``token=None`` lets Jupyter draw a random token and print the URL with it; a test
     passes its own token. An empty token is refused: the course never disables it.
     ``app_settings_dir`` replaces the environment's settings directory (a test's own,
-    holding :func:`tutorial.lab_settings.write_overrides`' file), for JupyterLab and RISE.
+    holding :func:`tutorial.lab_settings.write_overrides`' file), for JupyterLab (RISE's
+    own app reads the environment's only: it has no such option).
     """
     if token is not None and not token:
         raise ValueError("an empty token would disable authentication; pass None for a random one")
@@ -58,8 +59,7 @@ def lab_command(notebook_dir=NOTEBOOKS, port=None, token=None, open_browser=True
            f"--NotebookNotary.data_dir={trust_dir}",
            f"--ContentsManager.pre_save_hook={PRE_SAVE_HOOK}"]
     if app_settings_dir is not None:
-        cmd += [f"--LabApp.app_settings_dir={app_settings_dir}",
-                f"--RiseApp.app_settings_dir={app_settings_dir}"]
+        cmd.append(f"--LabApp.app_settings_dir={app_settings_dir}")
     if port is not None:
         cmd += [f"--ServerApp.port={port}", "--ServerApp.port_retries=0"]
     if token is not None:
