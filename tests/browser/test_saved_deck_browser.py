@@ -195,5 +195,9 @@ def test_slides_html_from_the_saved_deck_draws_every_widget(saved_deck, tmp_path
     deck, _, _, executable = saved_deck
     if assets.missing():
         skip_or_fail(f"the offline deck's assets are not in {assets.ASSET_DIR}: run `make slides-html` once")
-    drawn, problems = _exported_page_problems(executable, export.export(deck, tmp_path))
+    page_path = export.export(deck, tmp_path)
+    drawn, problems = _exported_page_problems(executable, page_path)
     assert len(drawn) >= 9 and all(drawn) and problems == []
+    # the slides not on screen are hidden, so the page's own text too: before the fix it
+    # held nine widget text forms and no widget view
+    assert [form for form in TEXT_FORMS if form in page_path.read_text()] == []
