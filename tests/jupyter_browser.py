@@ -20,18 +20,19 @@ from pathlib import Path
 import pytest
 
 from tutorial.lab import lab_command, trust_notebooks
+from tutorial.lab_settings import write_overrides
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "artifacts"
-# JupyterLab settings every browser test runs under, whatever the machine's user settings:
-# every cell in the DOM (JupyterLab 4.3 leaves cells out of view unrendered, so a locator
-# would not find them), and no news pop-up over the page.
+# JupyterLab user settings every browser test runs under, whatever the machine's: every
+# cell in the DOM (JupyterLab 4.3 leaves cells out of view unrendered, so a locator would
+# not find them). The course's own settings (widget state saved, no news prompt) come as
+# `make lab` gives them, from tutorial.lab_settings, written into the scratch folder.
 LAB_SETTINGS = {
     "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
-    "@jupyterlab/apputils-extension/notification": {"fetchNews": "false"},
 }
 
 
@@ -116,13 +117,14 @@ def _wait_for_server(url, proc, timeout=90):
 def jupyterlab(root, scratch, trust=False):
     """Serve ``root`` on 127.0.0.1 in fast mode; yields ``url(path)`` with the token in it.
 
-    ``scratch`` holds the server's runtime files, its settings (:data:`LAB_SETTINGS`) and
-    its log; the server and every kernel it started are stopped on the way out. With
+    ``scratch`` holds the server's runtime files, its settings (:data:`LAB_SETTINGS` and
+    the course's overrides, :mod:`tutorial.lab_settings`) and its log; the server and every kernel it started are stopped on the way out. With
     ``trust`` the notebooks in ``root`` are signed as ``make lab`` signs the course's,
     with a notary kept in ``scratch``.
     """
     port, token = free_port(), secrets.token_hex(16)
     _write_settings(scratch / "settings")
+    write_overrides(scratch / "app-settings")
     (scratch / "trust").mkdir(exist_ok=True)   # the server's notary writes its secret there
     if trust:
         trust_notebooks(root, trust_dir=scratch / "trust")
@@ -133,7 +135,8 @@ def jupyterlab(root, scratch, trust=False):
                                                         os.environ.get("PYTHONPATH")])))
     log = open(scratch / "lab.log", "wb")
     proc = subprocess.Popen(lab_command(root, port=port, token=token, open_browser=False,
-                                        trust_dir=scratch / "trust"),
+                                        trust_dir=scratch / "trust",
+                                        app_settings_dir=scratch / "app-settings"),
                             stdout=log, stderr=subprocess.STDOUT, env=env,
                             start_new_session=True)
     base = f"http://127.0.0.1:{port}"

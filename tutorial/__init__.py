@@ -42,6 +42,8 @@ Tools around the course, not used by the notebooks:
 - ``tutorial.wheel_cache`` wheels built from source once (numpy on Python 3.13, Horovod)
 - ``tutorial.horovod_setup`` build Horovod once per MXNet build, install it from its cached wheel
 - ``tutorial.lab``      start JupyterLab on the course (``make lab``) or the deck (``make slides``)
+- ``tutorial.lab_settings`` the course's JupyterLab settings (widget state saved, no news prompt)
+- ``tutorial.widget_frames`` a save hook that keeps each widget's saved frame when a save would drop it
 - ``tutorial.notebooks`` maintainer tools: execute, check and build the notebooks
 - ``tutorial.shown_checks`` the failed checks and errors a notebook's outputs show
 - ``tutorial.notebook_runs`` run notebooks without saving them: at full size (``make

@@ -16,11 +16,18 @@ True
 True
 >>> f"--NotebookNotary.data_dir={TRUST_DIR}" in cmd
 True
+
+It also writes the course's JupyterLab settings into the environment
+(:mod:`tutorial.lab_settings`: widget state saved with the notebook, no news prompt) and
+serves the notebooks through :mod:`tutorial.widget_frames`, which keeps each widget's saved
+frame when a notebook is saved without running it.
 """
 
 import os
 import sys
 from pathlib import Path
+
+from tutorial.lab_settings import write_overrides
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -28,14 +35,18 @@ SLIDES = ROOT / "slides"
 # Where this course's JupyterLab keeps its notebook signatures and their secret: in the
 # environment, so trusting the course's notebooks writes nothing in the learner's home.
 TRUST_DIR = Path(sys.prefix) / "share" / "jupyter" / "tutorial-trust"
+PRE_SAVE_HOOK = "tutorial.widget_frames.keep_saved_frames"
 
 
 def lab_command(notebook_dir=NOTEBOOKS, port=None, token=None, open_browser=True,
-                is_root=None, trust_dir=TRUST_DIR):
+                is_root=None, trust_dir=TRUST_DIR, app_settings_dir=None):
     """The argv that starts JupyterLab on ``notebook_dir``.
 
     ``token=None`` lets Jupyter draw a random token and print the URL with it; a test
     passes its own token. An empty token is refused: the course never disables it.
+    ``app_settings_dir`` replaces the environment's settings directory (a test's own,
+    holding :func:`tutorial.lab_settings.write_overrides`' file), for JupyterLab (RISE's
+    own app reads the environment's only: it has no such option).
     """
     if token is not None and not token:
         raise ValueError("an empty token would disable authentication; pass None for a random one")
@@ -45,7 +56,10 @@ def lab_command(notebook_dir=NOTEBOOKS, port=None, token=None, open_browser=True
            "--ServerApp.ip=127.0.0.1",
            f"--ServerApp.root_dir={notebook_dir}",
            "--ServerApp.open_browser=" + ("True" if open_browser else "False"),
-           f"--NotebookNotary.data_dir={trust_dir}"]
+           f"--NotebookNotary.data_dir={trust_dir}",
+           f"--ContentsManager.pre_save_hook={PRE_SAVE_HOOK}"]
+    if app_settings_dir is not None:
+        cmd.append(f"--LabApp.app_settings_dir={app_settings_dir}")
     if port is not None:
         cmd += [f"--ServerApp.port={port}", "--ServerApp.port_retries=0"]
     if token is not None:
@@ -79,6 +93,7 @@ def main(argv=None):
     cmd = lab_command(folder, open_browser=os.environ.get("DISPLAY") is not None
                       or sys.platform in ("darwin", "win32"))
     trust_notebooks(folder)
+    write_overrides()
     print("Starting JupyterLab on 127.0.0.1; open the URL with the token printed below.",
           flush=True)
     os.execv(cmd[0], cmd)

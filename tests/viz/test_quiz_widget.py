@@ -97,3 +97,13 @@ def test_quiz_refuses_what_is_not_a_question():
         quiz(None)
     with pytest.raises(ValueError, match="no quiz on"):
         quiz_for("nope")
+
+
+def test_a_saved_quiz_keeps_one_broken_link_mark_not_one_per_control():
+    from tutorial.quizzes import QUIZZES, quiz_named
+    from tutorial.viz.quiz import CSS_CLASS, ONE_BROKEN_LINK, quiz
+
+    box = quiz(quiz_named(sorted(QUIZZES)[0]))
+    assert CSS_CLASS in box._dom_classes
+    assert box.children[0].value.endswith(ONE_BROKEN_LINK)
+    assert f".{CSS_CLASS} .jupyter-widgets-disconnected::before" in ONE_BROKEN_LINK

@@ -3,6 +3,8 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
+from tutorial.viz.log_axes import readable_log_axis
+
 
 def steps_vs_batch(points, targets, fits, ax=None):
     """Steps to each target (markers) against batch size, the fitted S(B) and B_crit."""
@@ -96,6 +98,8 @@ def race_curves(points):
                    [rows.index(p.outcome) for p in missed], "x", ms=9, mew=2,
                    color=line.get_color())
     ax.set_ylabel("steps to target (best rate of the grid)")
+    readable_log_axis(ax.xaxis)
+    readable_log_axis(ax.yaxis)
     ax.legend(fontsize=8)
     strip.set_yticks(range(len(rows)), rows)
     strip.set_ylim(-0.6, len(rows) - 0.4)
@@ -112,6 +116,7 @@ def plan_curves(results, ax=None):
         steps, accs = zip(*r.run.evals)
         ax.semilogx(steps, accs, ".-", label=f"{r.label} ({r.steps} steps)")
     ax.set_xlabel("step")
+    readable_log_axis(ax.xaxis)
     ax.set_ylabel("validation accuracy")
     ax.legend(fontsize=8)
     return ax

@@ -42,6 +42,15 @@ def render(feedback):
             f"{head}{listed}</div>")
 
 
+# A quiz shown from its saved frame (its cell has not run in this kernel) has every control
+# disconnected, and ipywidgets marks each with a red broken-link icon (about 90 in a quiz):
+# keep the one on the quiz itself. The <style> travels in the header, so the rule holds
+# wherever the frame is drawn (a notebook, the deck, an export).
+CSS_CLASS = "tutorial-quiz"
+ONE_BROKEN_LINK = (f"<style>.{CSS_CLASS} .jupyter-widgets-disconnected::before "
+                   "{ display: none; }</style>")
+
+
 def _block(css_class, inner):
     """A div that wraps its text at a normal line height (widgets use 28 px lines)."""
     return f'<div class="{css_class}" style="line-height:1.4;padding:3px 0">{inner}</div>'
@@ -92,8 +101,11 @@ def quiz(questions, title="Quiz"):
         raise ValueError("quiz() needs a Quiz or a non-empty list of Question objects, "
                          f"got {questions!r}.")
     header = w.HTML(f"<h4>{html.escape(title)}</h4>"
-                    + _block("tutorial-quiz-instructions", f"<i>{html.escape(INSTRUCTIONS)}</i>"))
-    return w.VBox([header, *(question_view(n, q) for n, q in enumerate(questions, 1))])
+                    + _block("tutorial-quiz-instructions", f"<i>{html.escape(INSTRUCTIONS)}</i>")
+                    + ONE_BROKEN_LINK)    # last: the text form (its first 110 characters) stays
+    box = w.VBox([header, *(question_view(n, q) for n, q in enumerate(questions, 1))])
+    box.add_class(CSS_CLASS)
+    return box
 
 
 def quiz_for(topic):
