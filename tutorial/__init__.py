@@ -18,6 +18,8 @@ Subpackages, one idea per file:
 - ``tutorial.optim``    optimizers as small transformations, schedules, the Gluon adapter
 - ``tutorial.surfaces`` two-dimensional test functions for watching optimizers move
 - ``tutorial.compare``  how far apart two sets of weights are (relative difference)
+- ``tutorial.calls``    how many times a block of code calls a function (notebook 13 counts
+  the forwards recomputation runs again)
 - ``tutorial.nn``       the digits MLP, a small ResNet, the training loop, blocks written
   from scratch (dropout, DropConnect)
 - ``tutorial.parallel`` splitting batches, data-parallel trainers, collectives, cost model

@@ -14,3 +14,36 @@ def test_wrong_shapes_of_answer():
     assert "None" in check_zero_bytes(lambda P, K, s, c: None).text
     assert not check_zero_bytes(lambda P, K, s, c: (1.0, 2.0, 3.0)).correct
 
+
+
+def test_calling_the_reference_is_refused_however_it_is_reached():
+    from tutorial.check import memory
+    from tutorial.check.memory import _expected as alias
+
+    def imports_it(P, K, s, c):
+        from tutorial.check.memory import _expected
+        return _expected(P, K, s, c)
+
+    bytes_wrong = next(m for m in MISTAKES if "bytes per number" in m.what)
+    put_right = lambda P, K, s, c: tuple(4 * x for x in bytes_wrong.answer(P, K, s, c))
+    for answer in (memory._expected, lambda P, K, s, c: alias(P, K, s, c), imports_it, put_right):
+        verdict = check_zero_bytes(answer)
+        assert not verdict.correct and "calls the library's reference" in verdict.text
+    assert check_zero_bytes(zero_bytes).correct                       # and it is switched off
+
+
+def test_a_table_of_the_fixed_cases_does_not_pass():
+    table = {case: zero_bytes(*case) for case in CASES}              # computed ahead
+    verdict = check_zero_bytes(lambda *case: table.get(case, (0.0, 0.0, 0.0)))
+    assert not verdict.correct
+
+
+def test_the_drawn_cases_change_from_check_to_check():
+    from tutorial.check.memory import _drawn_cases
+    assert len({_drawn_cases() for _ in range(20)}) > 1
+
+
+def test_a_wrong_answer_is_told_in_a_sentence_that_ends_once():
+    text = check_zero_bytes(lambda P, K, s, c: (4.0 * P / K, 4.0 * P, 4.0 * c * P)).text
+    assert "which of the three kinds" in text
+    assert text.endswith(".") and not text.endswith("?.") and not text.endswith("..")

@@ -61,6 +61,8 @@ QUIZ = Quiz("Memory: sharded optimizer, tensor parallelism, recomputation", [
             wrong("16 segments of one layer hold the least",
                   "One segment per layer keeps every boundary: that is no recomputation at all."),
             wrong("it makes a step faster",
-                  "Each segment's forward runs twice: a step costs about one more forward."),
+                  "It adds work: the backward runs the forwards inside each segment again. The "
+                  "notebook counts them: with k segments of n layers, n - k more layer "
+                  "forwards per step."),
         ]),
 ])
