@@ -55,3 +55,14 @@ def test_the_reference_is_what_mxnet_batchnorm_normalises_with(case):
 def test_an_unexplained_answer_points_to_the_case():
     verdict = sb.check_sync_mean_var(lambda m, v, c: (m[0], v[0]))
     assert not verdict.correct and "on the case" in verdict.text
+
+
+def test_the_modules_docstring_shows_no_answer_that_passes():
+    import doctest
+    namespace = {}
+    for example in doctest.DocTestParser().get_examples(sb.__doc__):
+        if example.source.startswith(("def ", "import ")):
+            exec(example.source, vars(sb).copy() | namespace, namespace)
+    shown = [f for f in namespace.values() if callable(f) and getattr(f, "__code__", None)]
+    assert shown, "the docstring should still show a mistake being named"
+    assert not any(sb.check_sync_mean_var(f).correct for f in shown)

@@ -79,7 +79,7 @@ def test_a_local_kvstore_refuses_compression_and_a_device_one_accepts_it_on_cpus
 
 
 @pytest.mark.parametrize("size, scheme, nbytes", [(16, "2bit", 4), (17, "2bit", 8),
-                                                   (32, "sign", 4), (33, "sign", 8),
+                                                   (16, "sign", 4), (17, "sign", 8),
                                                    (10, "none", 40), (1, "2bit", 4)])
 def test_payload_bytes_pack_values_into_32_bit_words(size, scheme, nbytes):
     assert payload_bytes(size, scheme) == nbytes
@@ -89,7 +89,7 @@ def test_bytes_per_step_push_compressed_and_pull_32_bit_weights_except_for_signs
     shapes = [(64, 64), (64,), (10, 64), (10,)]
     assert bytes_per_step(shapes, "none") == (4 * 4810, 4 * 4810)
     assert bytes_per_step(shapes, "2bit") == (4 * (256 + 4 + 40 + 1), 4 * 4810)
-    assert bytes_per_step(shapes, "sign") == (4 * (128 + 2 + 20 + 1),) * 2
+    assert bytes_per_step(shapes, "sign") == (4 * (256 + 4 + 40 + 1),) * 2   # -1, 0, +1
     with pytest.raises(ValueError, match="scheme must be one of"):
         payload_bytes(10, "1bit")
 

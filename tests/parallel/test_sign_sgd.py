@@ -82,10 +82,22 @@ def test_the_library_equals_signsgd_by_hand_and_mxnets_signum():
     assert relative_difference(ours, start) > 1e-3         # and it did move
 
 
-def test_every_weight_moves_by_lr_times_minus_one_zero_or_one_and_bytes_shrink_32_times():
+def test_every_weight_moves_by_lr_times_minus_one_zero_or_one_and_bytes_shrink_16_times():
     one = ScalingJob(steps=1, batch_per_worker=8, workers=3, hidden=(16,))
     run = train_scheme(one, DEVICES, "sign", learning_rate=0.01)
     start = [p.data().asnumpy() for p in one.net().collect_params().values()]
     steps = [(w - w0) / 0.01 for w, w0 in zip(run.params, start)]
     assert all(set(np.round(np.unique(s), 3)) <= {-1.0, 0.0, 1.0} for s in steps)
-    assert run.push_bytes == run.pull_bytes < train_scheme(one, DEVICES, "none").push_bytes / 30
+    assert run.push_bytes == run.pull_bytes < train_scheme(one, DEVICES, "none").push_bytes / 15
+
+
+def test_what_the_workers_and_the_vote_send_fits_the_bits_counted_for_it():
+    from tutorial.parallel.compression import BITS
+    job = ScalingJob(batch_per_worker=8, workers=4)
+    X, y = next(job.batches())
+    grads = shard_gradients(job.net(), X, y, job.workers)
+    signs = [np.sign(g) for worker in grads for g in worker]
+    votes = [majority_vote([worker[i] for worker in grads]) for i in range(len(grads[0]))]
+    sent = set(np.unique(np.concatenate([a.ravel() for a in signs + votes])).tolist())
+    assert sent == {-1.0, 0.0, 1.0}            # zeros go up (dead inputs) and down (ties)
+    assert len(sent) <= 2 ** BITS["sign"]      # a 1-bit count would fail here

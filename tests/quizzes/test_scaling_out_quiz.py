@@ -34,9 +34,10 @@ def test_the_bytes_question_is_the_notebooks_mlp():
     assert sum(int(np.prod(s)) for s in SHAPES) == 4810 and len(SHAPES) == 4
     assert bytes_per_step(SHAPES, "none")[0] == 19240
     assert bytes_per_step(SHAPES, "2bit") == (1204, 19240)
-    assert bytes_per_step(SHAPES, "sign")[0] == 604
+    assert bytes_per_step(SHAPES, "sign") == (1204, 1204)
     assert {"2-bit compression: 1,204 bytes, about 16 times less than 32-bit",
-            "signSGD: 604 bytes, one bit per weight"} == right_options(3)
+            "signSGD: 1,204 bytes, 2 bits per weight (a sign is -1, 0 or +1)"} == right_options(3)
+    assert "signSGD: 604 bytes, one bit per weight" not in right_options(3)
 
 
 def test_the_vote_question_is_the_majority_vote():

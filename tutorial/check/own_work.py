@@ -5,8 +5,12 @@ and the notebook may have imported that function for its own cells. A learner wh
 returns ``averaging_steps(*args)`` would pass without writing anything. ``watching``
 notices: while it is active, every call that enters the reference's code is recorded,
 whatever name or alias the learner used, and from wherever it came (a global, an
-import inside the function, a lambda). The checker then refuses the answer with
-:func:`refuse_if_called`, which raises :class:`tutorial.check.answers.Wrong`.
+import inside the function, a lambda), and so is a call into a copy compiled from the
+reference's source (``inspect.getsource`` and ``exec``: the same bytecode). The checker
+then refuses the answer with :func:`refuse_if_called`, which raises
+:class:`tutorial.check.answers.Wrong`. A table of answers computed from the reference
+before the check is not a call; checkers that watch also draw some of their cases at
+random when they run, so no table made in advance can hold them.
 
 It uses ``sys.setprofile`` for the block (and restores the previous profiler after it),
 so nothing is patched and the reference keeps working for everyone else.
@@ -46,11 +50,12 @@ class Seen:
 def watching(*references):
     """Record in the yielded :class:`Seen` whether a call enters one of ``references``."""
     codes = {f.__code__ for f in references}
+    bytecodes = {f.__code__.co_code for f in references}       # copies compiled from source
     seen = Seen(tuple(f.__name__ for f in references))
     previous = sys.getprofile()
 
     def profile(frame, event, arg):
-        if event == "call" and frame.f_code in codes:
+        if event == "call" and (frame.f_code in codes or frame.f_code.co_code in bytecodes):
             seen.called = True
 
     sys.setprofile(profile)

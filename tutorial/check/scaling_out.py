@@ -5,7 +5,9 @@ from 1) after which the K workers average their weights. Every step up to ``swit
 averages (synchronous SGD); after it, every ``period``-th step counted from the switch;
 and the last step always, so that the run ends with one model. The reference is
 :func:`tutorial.parallel.local_sgd.averaging_steps`, which the notebook imports: an answer
-that calls it is refused (:mod:`tutorial.check.own_work`). Typical mistakes are data.
+that calls it is refused (:mod:`tutorial.check.own_work`), and besides its fixed cases the
+checker draws new ones at random on every run, so a table of the reference's answers
+made before the check cannot pass either. Typical mistakes are data.
 
 >>> print(check_post_local_schedule(lambda T, H, S: [t for t in range(1, T + 1)
 ...     if t <= S or (t - S) % H == 0 or t == T]).text[:60])
@@ -19,6 +21,7 @@ Not yet: the switch is ignored: up to an
 """
 
 import numbers
+import random
 
 from tutorial.check.answers import Wrong, call
 from tutorial.check.feedback import Verdict, checker
@@ -28,6 +31,18 @@ from tutorial.parallel.local_sgd import averaging_steps
 
 CASES = ((8, 4, 0), (8, 4, 3), (6, 4, 0), (20, 4, 6), (8, 1, 3), (4, 2, 10), (16, 16, 0),
          (10, 3, 2))
+DRAWN = 4          # cases drawn at random on every check, beyond CASES
+
+
+def drawn_cases(count=DRAWN, rng=None):
+    """``count`` cases (steps, period, switch) from the operating system's randomness:
+    unknown before the check runs, so no table made in advance holds them."""
+    rng = rng or random.SystemRandom()
+    cases = []
+    for _ in range(count):
+        steps = rng.randint(30, 400)
+        cases.append((steps, rng.randint(2, 16), rng.randint(0, steps // 2)))
+    return tuple(cases)
 
 
 def _steps(T):
@@ -78,27 +93,29 @@ def _as_steps(value, label):
                                 "numbers, returning a list of step numbers")
 def check_post_local_schedule(post_local_schedule):
     """``post_local_schedule(steps, period, switch)``: the averaging steps of post-local SGD."""
+    cases = CASES + drawn_cases()
     with watching(averaging_steps) as seen:
         answers = [call(post_local_schedule, f"post_local_schedule{case}", *case)
-                   for case in CASES]
+                   for case in cases]
     refuse_if_called(seen, "post_local_schedule")
-    got = [_as_steps(answer, f"post_local_schedule{case}") for answer, case in zip(answers, CASES)]
-    want = [list(averaging_steps(*case)) for case in CASES]
+    got = [_as_steps(answer, f"post_local_schedule{case}") for answer, case in zip(answers, cases)]
+    want = [list(averaging_steps(*case)) for case in cases]
     if got == want:
         return Verdict(True, "Correct: synchronous up to the switch, every H steps after it, "
                              "and one final average so the run ends with a single model.")
-    mistake = first_match(MISTAKES, got, lambda wrong: [list(wrong(*c)) for c in CASES],
+    mistake = first_match(MISTAKES, got, lambda wrong: [list(wrong(*c)) for c in cases],
                           agree=lambda a, b: a == b)
     if mistake:
         return mistake.verdict()
-    case, steps = next((c, g) for c, g, w in zip(CASES, got, want) if g != w)
+    case, steps = next((c, g) for c, g, w in zip(cases, got, want) if g != w)
     T, H, S = case
+    shown = steps if len(steps) <= 24 else f"[{', '.join(map(str, steps[:20]))}, ...]"
     if any(not 1 <= t <= T for t in steps):
-        raise Wrong(f"post_local_schedule{case} returned {steps}, which contains a step "
+        raise Wrong(f"post_local_schedule{case} returned {shown}, which contains a step "
                     f"outside 1 .. {T}")
     if steps != sorted(set(steps)):
-        raise Wrong(f"post_local_schedule{case} returned {steps}; list each step once, in "
+        raise Wrong(f"post_local_schedule{case} returned {shown}; list each step once, in "
                     f"increasing order")
-    raise Wrong(f"post_local_schedule{case} returned {steps}. With steps={T}, period={H}, "
+    raise Wrong(f"post_local_schedule{case} returned {shown}. With steps={T}, period={H}, "
                 f"switch={S}: which steps average in the synchronous phase, which after it, "
                 f"and is the last step among them?")

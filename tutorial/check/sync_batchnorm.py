@@ -8,14 +8,15 @@ variance of the WHOLE batch from those numbers alone: what SyncBatchNorm has to 
 before any device can normalise. Shards may be of unequal size. The reference is NumPy's
 mean and variance of the concatenated shards themselves.
 
+A right answer is not shown here (``help()`` on this module would give it away); the
+tests check that the instructor's solution passes. A usual mistake is named:
+
 >>> import numpy as np
->>> def sync_mean_var(means, variances, counts):
-...     n = sum(counts)
-...     mean = sum(c * m for m, c in zip(means, counts)) / n
-...     second = sum(c * (v + m ** 2) for m, v, c in zip(means, variances, counts)) / n
-...     return mean, second - mean ** 2
->>> print(check_sync_mean_var(sync_mean_var))
-Correct: your statistics equal those of the whole batch in all 4 cases, unequal shards included.
+>>> def averages_only(means, variances, counts):
+...     weigh = lambda values: sum(c * x for x, c in zip(values, counts)) / sum(counts)
+...     return weigh(means), weigh(variances)
+>>> print(check_sync_mean_var(averages_only).text[:60])
+Not yet: the spread between the devices' means left out: ave
 """
 
 import numpy as np

@@ -13,7 +13,10 @@ value whose gradient stays above t piles up in r (the 1.5 below). MXNet
 quantises the gradient as the worker hands it over, BEFORE ``rescale_grad``: with
 ``trainer.step(n)`` that is the gradient of the SUMMED loss, so t is compared with sums.
 
-signSGD with majority vote, one bit per value, is :mod:`tutorial.parallel.sign_sgd`.
+signSGD with majority vote is :mod:`tutorial.parallel.sign_sgd`. Its signs take three values,
+-1, 0 and +1 (a gradient can be exactly 0, and a vote of an even number of workers can
+tie), so it is counted as 2 bits per value too: a one-bit code would have to turn every
+0 into +1 or -1, which MXNet's ``sign`` and ``signum`` do not do.
 
 >>> q, r = two_bit_quantise([0.3, 0.6, -0.7, 1.5], [0.0, 0.0, 0.0, 0.0], threshold=0.5)
 >>> q.tolist(), r.astype(float).round(2).tolist()
@@ -22,7 +25,7 @@ signSGD with majority vote, one bit per value, is :mod:`tutorial.parallel.sign_s
 >>> q.tolist(), r.astype(float).round(2).tolist()
 ([0.5, 0.5, -0.5, 0.5], [0.1, 0.2, -0.4, 2.0])
 >>> payload_bytes(4874, "none"), payload_bytes(4874, "2bit"), payload_bytes(4874, "sign")
-(19496, 1220, 612)
+(19496, 1220, 1220)
 """
 
 import mxnet as mx
@@ -33,7 +36,7 @@ from tutorial.parallel.aggregation import KVStoreAggregation
 from tutorial.validate import check_count, check_range
 
 SCHEMES = ("none", "2bit", "sign")
-BITS = {"none": 32, "2bit": 2, "sign": 1}
+BITS = {"none": 32, "2bit": 2, "sign": 2}     # sign: -1, 0 or +1
 
 
 def two_bit_quantise(grad, residual, threshold):

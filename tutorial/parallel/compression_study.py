@@ -5,8 +5,8 @@ A scheme is what each worker sends and what it gets back:
 - ``none``: 32-bit gradients, summed (MXNet's 'device' kvstore), SGD;
 - ``2bit``: 2-bit quantised gradients with error feedback, summed, SGD (``source``
   'scratch' is ``compression.TwoBitAggregation``, 'mxnet' the compressed kvstore);
-- ``sign``: signSGD with majority vote: one bit up, one bit down, the course's Signum
-  (momentum 0) stepping by ``lr`` times the vote.
+- ``sign``: signSGD with majority vote: signs up, the vote down (each -1, 0 or +1, so 2
+  bits per value), the course's Signum (momentum 0) stepping by ``lr`` times the vote.
 
 Bytes count the payload of one worker in one step (``compression.payload_bytes``):
 what it pushes, and what it pulls back. With a parameter server MXNet compresses only

@@ -1,4 +1,4 @@
-"""signSGD with majority vote (Bernstein et al., 2018): one bit up, one bit down.
+"""signSGD with majority vote (Bernstein et al., 2018): a sign up, a sign down.
 
 Every worker k computes its gradient g_k on its own shard and sends only its signs; the
 server adds the K signs and sends back the sign of the sum, the majority vote::
@@ -6,7 +6,11 @@ server adds the K signs and sends back the sign of the sum, the majority vote::
     vote = sign(sum_k sign(g_k))            (a tie, or all zeros, gives 0)
     w    = w - lr * vote                    on every worker (the weights stay equal)
 
-One bit per value each way (packed 32 to a 32-bit word). The step is the course's
+Each way a value is -1, 0 or +1: a worker's gradient can be exactly 0 (an input pixel
+that is always 0, a ReLU that is off for its whole shard), and with an even number of
+workers the vote can tie. Three values take 2 bits (packed 16 to a 32-bit word,
+``compression.BITS``); one bit per value would need a rule that turns every 0 into +1 or
+-1, and then the step would no longer be MXNet's ``signum``, whose sign(0) is 0. The step is the course's
 Signum with momentum 0 applied to the vote: ``sign(vote) = vote``. With one worker it is
 MXNet's own ``signum`` optimizer with ``momentum=0`` (``signsgd_update``); with K workers
 it is that optimizer applied to the kvstore's SUM of the workers' signs

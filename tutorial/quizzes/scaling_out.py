@@ -51,8 +51,12 @@ QUIZ = Quiz("Scaling out: local SGD, gradient compression and Horovod's ring", [
         "step (payload, 32-bit words, headers not counted)?", [
             right("2-bit compression: 1,204 bytes, about 16 times less than 32-bit",
                   "16 two-bit values per 32-bit word, per tensor: 256 + 4 + 40 + 1 words."),
-            right("signSGD: 604 bytes, one bit per weight",
-                  "32 signs per word: 128 + 2 + 20 + 1 words."),
+            right("signSGD: 1,204 bytes, 2 bits per weight (a sign is -1, 0 or +1)",
+                  "A zero gradient and a tied vote give sign 0, so three values: 16 per word, "
+                  "256 + 4 + 40 + 1 words, and as many come back."),
+            wrong("signSGD: 604 bytes, one bit per weight",
+                  "One bit holds only + or -; the notebook's workers also send 0 (a zero "
+                  "gradient), and so does the vote (a tie): three values take 2 bits."),
             wrong("32-bit: 4,810 bytes",
                   "4 bytes per weight: 19,240 bytes."),
             wrong("2-bit compression: 19,240 bytes up, but only 1,204 bytes back",
