@@ -125,7 +125,8 @@ def test_a_real_zero1_run_holds_and_sends_the_counted_bytes(model):
 
 def test_the_controls_look_settings_up_and_never_count(model, monkeypatch):
     view = mv.memory_view(model, devices=1)
-    calls = forbid(monkeypatch, (mm, "footprint"), (mv, "axis_for"), (mv, "largest"), (mm, "build_memory_model"),
+    calls = forbid(monkeypatch, (mm, "footprint"), (mv, "axis_for"), (mv, "largest"),
+                   (mm, "build_memory_model"),
                    (mm, "held_floats"), (mm, "tensor_sent"), (mm, "in_precision"),
                    (mm.tensor_parallel, "bytes_per_step"), (mm.recompute, "sqrt_segments"))
     seen = {view.chart.value}

@@ -88,7 +88,8 @@ def chart_svg(model, key, axis=None):
                      f"<text x='{LEFT + 150 * i + 22}' y='23'>{k}</text>"
                      for i, (k, c) in enumerate(KINDS))
     return (f"<svg width='{WIDTH}' height='{HEIGHT}' font-family='sans-serif' "
-            f"font-size='{FONT}'>{legend}<text x='4' y='{TOP - 10}'>{axis.name}</text>{''.join(marks)}"
+            f"font-size='{FONT}'>{legend}<text x='4' y='{TOP - 10}'>{axis.name}</text>"
+            f"{''.join(marks)}"
             f"<text x='4' y='{BOTTOM + 80}' fill='#555'>held at its peak by device 0; "
             f"sent: bytes per step</text></svg>")
 
