@@ -6,8 +6,8 @@ Debian's headless Chromium through Playwright at a projector's 1280x720. The tes
 the presentation (Alt+R, then full screen), and for each slide of :data:`LIVE_SLIDES` goes
 to it, runs its demo cell inside the slide, checks the output is widget DOM and not the
 widget's text form, and that pressing Play moves the step. Then the straggler slider, the
-allreduce's slow node and the cluster button. Screenshots go to ``artifacts/``
-(git-ignored).
+allreduce's slow node, the memory bars' controls and Run, and the cluster button.
+Screenshots go to ``artifacts/`` (git-ignored).
 
 This is what broke when jupyterlab-rise's own JupyterLab core could not load the widget
 manager (``Failed to create module: package: @jupyter-widgets/jupyterlab-manager``): every
@@ -16,6 +16,8 @@ in :data:`LIVE_SLIDES`.
 """
 
 import dataclasses
+import json
+import re
 import shutil
 
 import pytest
@@ -154,6 +156,38 @@ def test_the_straggler_slider_redraws_the_schedules(presentation):
      "identical weights on both ranks (each applied the same allreduced average): True",
      "horovod"),
 ])
+def _memory_totals(frame):
+    return frame.evaluate("(slide) => [...document.querySelectorAll(slide + ' .memory-chart "
+                          ".memory-total')].map(t => t.textContent)", SLIDE)
+
+
+def test_the_memory_bars_follow_their_controls_and_the_run_measures_the_count(presentation):
+    page, frame, _ = presentation
+    output = _run_demo(presentation, "what one device holds", ".memory-devices")
+    _screenshot(page, "memory_before")
+    seen = [_memory_totals(frame)]
+    assert len(seen[0]) == 4, seen                 # data parallel, ZeRO-1, 2, 3
+    for control, label in (("devices", "8"), ("tensor", "2"), ("recompute", "on"),
+                           ("precision", "mixed")):
+        output.locator(f".memory-{control}").get_by_role("button", name=label, exact=True) \
+            .click()                               # a real click: it lies on the screen
+        frame.wait_for_function(
+            "([slide, before]) => JSON.stringify([...document.querySelectorAll(slide + "
+            "' .memory-chart .memory-total')].map(t => t.textContent)) !== before",
+            arg=[SLIDE, json.dumps(seen[-1])], timeout=30_000)
+        seen.append(_memory_totals(frame))
+    assert "8 × 2 = 16 devices" in output.locator(".memory-readout").inner_text()
+    _screenshot(page, "memory_after")
+    output.get_by_role("button", name=re.compile("ZeRO-1 steps")).click()
+    frame.wait_for_function(
+        "(slide) => /finished|failed/.test(document.querySelector(slide + "
+        "' .memory-run-status')?.innerText ?? '')", arg=SLIDE, timeout=120_000)
+    assert "finished" in output.locator(".memory-run-status").inner_text()
+    assert "measured = counted on every device (kB): True" in \
+        output.locator(".memory-run-table").inner_text()
+    _screenshot(page, "memory_run")
+
+
 def test_the_cluster_button_trains_real_processes_in_the_slide(presentation, slide_text,
                                                                identical, shot):
     if shot == "horovod":

@@ -64,16 +64,35 @@ def test_the_deck_has_its_stylesheet_where_rise_looks_for_it():
 
 
 def _timing_rows():
+    """(part, slides, minutes, minutes of the 45-minute plan) per row, and both totals."""
     text = GUIDE.read_text()
-    rows = re.findall(r"^\| ([^|]+?) \| (\d+) \| (\d+) \|", text, re.MULTILINE)
-    total = int(re.search(r"\*\*total: (\d+) minutes\*\*", text).group(1))
-    return rows, total
+    rows = re.findall(r"^\| ([^|]+?) \| (\d+) \| (\d+) \| (\d+) \|", text, re.MULTILINE)
+    totals = re.search(r"\*\*total: (\d+) minutes; 45 min: (\d+) minutes\*\*", text)
+    return rows, int(totals.group(1)), int(totals.group(2))
 
 
 def test_the_guide_times_every_part_and_its_slides():
-    rows, total = _timing_rows()
-    assert sum(int(minutes) for _, _, minutes in rows) == total
+    rows, total, short = _timing_rows()
+    assert sum(int(minutes) for _, _, minutes, _ in rows) == total
+    assert sum(int(minutes) for *_, minutes in rows) == short == 45
+    assert all(int(s) <= int(m) for _, _, m, s in rows)   # a short talk cuts, never adds
     parts = sorted({m for slide in slides() for m in PART.findall(_text(slide))})
-    timed = [label.split()[0] for label, _, _ in rows]
+    timed = [label.split()[0] for label, *_ in rows]
     assert all(part in timed for part in parts), (parts, timed)
-    assert sum(int(n) for _, n, _ in rows) == len(slides())
+    assert sum(int(n) for _, n, _, _ in rows) == len(slides())
+
+
+def test_the_parts_table_lists_every_notebook_of_the_course():
+    table = _text(slides()[1])
+    parts = {p.stem for p in NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")} - {"00_setup"}
+    assert parts <= set(NOTEBOOK.findall(table)), sorted(parts - set(NOTEBOOK.findall(table)))
+
+
+def test_only_the_dropout_slide_shows_its_code():
+    """Demos and computed tables keep their code collapsed (the notebook view shows it);
+    part 04's few lines of dropout are the point of its slide."""
+    shown = [_text(slide).splitlines()[0] for slide in slides()[1:]
+             if any(c.cell_type == "code" and
+                    not c.metadata.get("jupyter", {}).get("source_hidden", False)
+                    for c in slide)]
+    assert shown == ["## 04 · Capacity control: dropout"]

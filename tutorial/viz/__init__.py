@@ -22,5 +22,9 @@ that only draws it; callbacks look things up, they never recompute.
 - ``log_axes``           log axes labelled at 1, 2, 5 of each decade in plain numbers
 - ``roofline_plot``      the roofline and where the course's operations sit on it
 - ``throughput_button``  the ResNet's images/s on 1, 2, 4 devices, measured from a button
-- ``run_buttons``        the Start/Stop buttons and the one background run the three widgets share
+- ``run_buttons``        the Start/Stop buttons and the one background run the widgets share
+- ``memory_model``       per-device bytes under ZeRO, tensor parallelism, recomputation,
+                         precision: every setting of the memory demo, counted once
+- ``memory_view``        the memory demo: stacked bars per ZeRO stage, its controls, Run
+- ``memory_run``         real ZeRO-1 steps, each device's measured bytes beside the count
 """

@@ -1,0 +1,88 @@
+"""A few real ZeRO-1 steps for the deck's memory demo: the bytes measured beside the count.
+
+:func:`zero1_reports` trains the demo's MLP with :class:`~tutorial.memory.zero.ZeroTrainer`
+(stage 1, the course's Adam) on K devices (GPUs, or CPU contexts standing in for them) and
+yields one :class:`Measured` per step: the loss, and what each device's
+:class:`~tutorial.memory.ledger.Ledger` saw it hold at its peak, by kind, and send. The
+view puts it next to the count of :mod:`tutorial.viz.memory_model`
+(:func:`compare_html`); notebook 13 section 2 makes the same comparison for every stage.
+
+>>> from tutorial.memory.footprint import Footprint
+>>> f = Footprint(100, 100, 50, 20, 30)
+>>> Measured(1, 0.5, (f,)).equal((f,))
+True
+"""
+
+from typing import NamedTuple, Tuple
+
+import numpy as np
+
+from tutorial.memory.footprint import Footprint
+from tutorial.memory.ledger import KINDS
+
+STEPS = 3
+LEARNING_RATE = 0.001
+
+
+class Measured(NamedTuple):
+    step: int
+    loss: float
+    devices: Tuple[Footprint, ...]          # per device: peak bytes held by kind, bytes sent
+
+    def equal(self, counted):
+        """Every device held and sent exactly the counted bytes."""
+        return tuple(self.devices) == tuple(counted)
+
+
+def _params(widths, seed):
+    import mxnet as mx
+
+    from tutorial.memory import layers
+
+    mx.random.seed(seed)
+    net = layers.mlp(widths, prefix="memory_run_")
+    net.initialize(mx.init.Xavier())
+    return layers.from_gluon(net)
+
+
+def zero1_reports(widths, batch, devices, stop, steps=STEPS, seed=0):
+    """Yield a :class:`Measured` after each of ``steps`` ZeRO-1 steps on ``devices``."""
+    from tutorial.memory.zero import ZeroTrainer
+    from tutorial.optim.adaptive import TutorialAdam
+    from tutorial.parallel.workload import digits_batches
+
+    trainer = ZeroTrainer(_params(widths, seed), devices, 1,
+                          lambda: TutorialAdam(learning_rate=LEARNING_RATE))
+    batches = digits_batches(batch, seed=seed)
+    for step in range(1, steps + 1):
+        if stop.is_set():
+            return
+        X, y = next(batches)
+        loss = trainer.step(X.astype(np.float32), y)
+        held = [trainer.ledger.peak_by_kind(d) for d in range(trainer.k)]
+        yield Measured(step, float(loss), tuple(
+            Footprint(*(h[kind] for kind in KINDS), trainer.sent[d])
+            for d, h in enumerate(held)))
+
+
+def _kb(n):
+    return f"{n / 1e3:,.1f}"
+
+
+def compare_html(measured, counted, size=18):
+    """A table: per device, measured / counted kB of each kind and of the bytes sent."""
+    head = "".join(f"<th style='padding:0 8px'>{h}</th>" for h in
+                   ("device", "weights", "gradients", "Adam state", "activations", "sent"))
+    rows = []
+    for d, (m, c) in enumerate(zip(measured.devices, counted)):
+        cells = "".join(
+            f"<td style='padding:0 8px;text-align:right;color:{'#222' if a == b else '#b30000'}'>"
+            f"{_kb(a)}{'' if a == b else ' ≠ ' + _kb(b)}</td>" for a, b in zip(m, c))
+        rows.append(f"<tr><td style='text-align:center'>{d}</td>{cells}</tr>")
+    same = measured.equal(counted)
+    verdict = ("measured = counted on every device (kB)" if same else
+               "measured ≠ counted (red: measured ≠ counted kB)")
+    return (f"<div class='memory-run-table' style='font:{size}px sans-serif'>"
+            f"<div>step {measured.step}: loss {measured.loss:.3f}; {verdict}: {same}</div>"
+            f"<table style='border-collapse:collapse'><tr>{head}</tr>{''.join(rows)}"
+            f"</table></div>")
