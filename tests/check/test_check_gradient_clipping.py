@@ -46,17 +46,43 @@ def test_the_library_has_no_epsilon_and_leaves_a_norm_at_the_bound_alone():
     assert clip_global_norm(zeros, max_norm=1.0) == 0.0 and zeros[0].asnumpy().sum() == 0
 
 
-def _via_mxnet(grads, max_norm):
+def _via_mxnet(grads, max_norm):                 # the checker's own reference: refused
     arrays = [mx.nd.array(g, dtype="float64") for g in grads]
     clip_global_norm(arrays, max_norm)
     return arrays
 
 
-@pytest.mark.parametrize("answer", [solutions.clip_by_global_norm, numpy_clip, _via_mxnet,
+@pytest.mark.parametrize("answer", [solutions.clip_by_global_norm, numpy_clip,
                                     lambda grads, c: tuple(numpy_clip(grads, c))])
 def test_right_answers_pass(answer):
     verdict = check(answer)
     assert verdict.correct, verdict.text
+
+
+def _via_gluon(grads, max_norm):
+    arrays = [mx.nd.array(g, dtype="float64") for g in grads]
+    mx.gluon.utils.clip_global_norm(arrays, max_norm, check_isfinite=False)
+    return [a.asnumpy() for a in arrays]
+
+
+def _imports_it(grads, max_norm):
+    from tutorial.optim import clipping
+    arrays = [mx.nd.array(g, dtype="float64") for g in grads]
+    clipping.clip_global_norm(arrays, max_norm)
+    return [a.asnumpy() for a in arrays]
+
+
+def _norm_from_the_library(grads, max_norm):
+    from tutorial.optim.clipping import global_norm
+    norm = global_norm([mx.nd.array(g, dtype="float64") for g in grads])
+    return [g * max_norm / norm if norm > max_norm else g.copy() for g in grads]
+
+
+@pytest.mark.parametrize("answer", [_via_mxnet, _via_gluon, _imports_it,
+                                    _norm_from_the_library])
+def test_calling_a_reference_is_refused_however_it_is_reached(answer):
+    verdict = check(answer)
+    assert not verdict.correct and "calls the library's reference" in verdict.text, verdict.text
 
 
 def _norm(arrays):

@@ -6,7 +6,9 @@ of any shapes) and returns a new list: the same arrays when their global norm, t
 of all their entries together, is at most ``max_norm``, and otherwise all of them scaled
 by one factor so that the global norm becomes ``max_norm``. The arrays passed in stay
 unchanged. The reference is the library's :func:`tutorial.optim.clipping.clip_global_norm`
-(in place on NDArrays, no epsilon), run on copies.
+(in place on NDArrays, no epsilon), run on copies. The notebook imports it, and MXNet has
+its own (``mx.gluon.utils.clip_global_norm``): an answer that calls either is refused
+(:mod:`tutorial.check.own_work`).
 
 >>> def clip_by_global_norm(grads, max_norm):
 ...     return [np.clip(g, -max_norm, max_norm) for g in grads]
@@ -20,7 +22,10 @@ import numpy as np
 from tutorial.check.answers import Wrong, as_array, call
 from tutorial.check.feedback import Verdict, checker
 from tutorial.check.mistakes import Mistake, same
-from tutorial.optim.clipping import clip_global_norm
+from tutorial.check.own_work import refuse_if_called, watching
+from tutorial.optim.clipping import clip_global_norm, global_norm
+
+REFERENCES = (clip_global_norm, global_norm, mx.gluon.utils.clip_global_norm)
 
 
 def _arrays(seed, shapes, scale):
@@ -144,7 +149,9 @@ def check_clip_by_global_norm(clip_by_global_norm):
     """``clip_by_global_norm(grads, max_norm)``: the library's clip_global_norm, as a
     function that leaves its input unchanged."""
     kept = []
-    got = _outcomes(clip_by_global_norm, kept)
+    with watching(*REFERENCES) as seen:
+        got = _outcomes(clip_by_global_norm, kept)
+    refuse_if_called(seen, "clip_by_global_norm")
     want = [_reference(grads, max_norm) for _, grads, max_norm in CASES]
     if _agree(got, want) and all(kept):
         return Verdict(True, f"Correct: your clipping matches the reference on all "

@@ -12,9 +12,12 @@ QUIZ = Quiz("Gradient aggregation", [
             wrong("Every worker must send N-1 gradients",
                   "A worker sends only its own gradient, once, and receives the sum once. "
                   "Look at the server's link instead of the workers'."),
-            right("Sharding the parameters over several servers divides that load",
-                  "With S servers each owning one chunk, each server's link carries 1/S of "
-                  "the traffic; with S = N every node sends 2(N-1)/N of its gradient."),
+            right("Sharding the parameters over several servers spreads that load",
+                  "With S servers each owning one chunk, a server sends the sum of its chunk "
+                  "(1/S of the vector) to N-1 nodes and, as a worker, its other S-1 chunks: "
+                  "(N-1)/S + (S-1)/S gradients. For N = 8 the notebook printed 7 with one "
+                  "server, 4 with two and 1.75 with eight, which is 2(N-1)/N, the ring's "
+                  "volume."),
             wrong("A parameter server moves fewer bytes in total than a ring",
                   "In total both move 2(N-1) gradient-sized vectors per allreduce. The "
                   "difference is where they flow: through one server's link, or spread "
@@ -30,8 +33,10 @@ QUIZ = Quiz("Gradient aggregation", [
                   "That counts one direction only. Once the sum has reached the root, it "
                   "still has to travel back to every node."),
             wrong("N - 1 steps",
-                  "That is a chain, passing a running sum from node to node. A tree adds "
-                  "in parallel on every level, so its step count grows with its depth."),
+                  "That is the reduce half of a chain, passing a running sum from node to "
+                  "node (the exercise's chain needs as many steps again to send the sum "
+                  "back). A tree adds in parallel on every level, so its step count grows "
+                  "with its depth."),
             right("2^k - 1 nodes fill every level of the binary tree",
                   "A full binary tree with k levels has 2^k - 1 nodes: the course notes' "
                   "'ideal for power of two number of nodes - 1'. The lecture's seven nodes "
@@ -43,9 +48,11 @@ QUIZ = Quiz("Gradient aggregation", [
                   "At step k each node swaps its vector with the node at distance 2^k and "
                   "both add; after log2 N steps everyone holds the sum (four nodes: two "
                   "steps)."),
-            right("It needs half the steps of the tree",
-                  "log2 N against the tree's 2 log2 N, with the same log complexity, as "
-                  "the course notes say."),
+            right("When N is a power of two it needs half the steps of the tree",
+                  "log2 N against the tree's 2 log2 N (four nodes: 2 steps against 4), with "
+                  "the same log complexity, as the course notes say. Otherwise fold and "
+                  "unfold add two steps: in the notebook's table, at N = 3 the butterfly "
+                  "takes 3 steps and the tree 2."),
             wrong("It needs a separate broadcast at the end",
                   "Both partners of a swap add, so after every step they hold the same "
                   "partial sum, and at the end every node holds the total: nothing is left "
@@ -58,8 +65,8 @@ QUIZ = Quiz("Gradient aggregation", [
         ]),
     Question(
         "Which are true of the ring allreduce?", [
-            right("Each node sends 2(N-1)/N of its data, so its bandwidth cost hardly "
-                  "depends on N",
+            right("Each node sends 2(N-1)/N of its data, less than twice its gradient "
+                  "whatever N is",
                   "N - 1 reduce-scatter and N - 1 all-gather steps of 1/N of the data "
                   "each: less than twice the gradient, whatever N. That reaches the "
                   "bandwidth lower bound."),
@@ -68,8 +75,8 @@ QUIZ = Quiz("Gradient aggregation", [
                   "receives from its left one."),
             wrong("Its latency cost 2(N-1)α does not grow with N either",
                   "2(N-1) steps mean 2(N-1) message latencies, which grow linearly with N. "
-                  "For small messages latency dominates, and an algorithm with fewer steps "
-                  "wins."),
+                  "For small messages latency dominates, and the algorithm with the fewest "
+                  "message latencies in a row wins (the butterfly's log2 N)."),
             right("The slowest link sets its speed",
                   "Every link is busy at every step and each step waits for all of them, "
                   "so one slow link slows every step (the lecture: 'determined solely by "

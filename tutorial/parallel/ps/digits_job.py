@@ -2,10 +2,10 @@
 
 Every worker draws the same sequence of global batches of ``W * b`` samples (same
 seed), and the worker with kvstore rank ``r`` trains on rows ``r*b : (r+1)*b``. Each
-calls ``trainer.step(W * b)``, the TOTAL batch: with ``dist_sync`` the server sums the W
-gradients and applies one SGD step scaled by ``1 / (W*b)``, which is exactly what one
-process does with the whole global batch. :func:`train` is that one process too
-(``kvstore=None, rank=0, num_workers=1`` with ``batch_per_worker = W*b``).
+calls ``trainer.step(n)`` with the ``n`` that makes the servers' update (they sum the W
+gradients, then scale by ``1 / n``) exactly what one process does with the whole global
+batch; which ``n`` that is, is notebook 07's exercise. :func:`train` is that one process
+too (``kvstore=None, rank=0, num_workers=1`` with ``batch_per_worker = W*b``).
 
 >>> job = DigitsJob(steps=2, batch_per_worker=8, hidden=(16,))
 >>> out = train(job, kvstore=None, rank=0, num_workers=1, log=lambda line: None)
