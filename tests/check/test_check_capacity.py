@@ -66,8 +66,36 @@ def _global_generator(x, rate, rng):
     return x * (np.random.uniform(size=x.shape) >= rate) / (1 - rate)
 
 
-@pytest.mark.parametrize("answer", [_gluon_dropout, _global_generator])
+@pytest.mark.parametrize("answer", [_global_generator])
 def test_a_mask_not_drawn_from_the_given_rng_fails(answer):
     verdict = check_dropout(answer)
     assert not verdict.correct
     assert "same seed gave different masks" in verdict.text, verdict.text
+
+
+def _course_mask_seeded_from_rng(x, rate, rng):
+    """The course's own mask, made reproducible by seeding MXNet from the given rng."""
+    from tutorial.nn.dropout import inverted_mask
+    mx.random.seed(int(rng.integers(2 ** 31)))
+    return x * inverted_mask(x.shape, rate, dtype="float64").asnumpy()
+
+
+def _course_block_seeded_from_rng(x, rate, rng):
+    from mxnet import autograd
+    from tutorial.nn import Dropout
+    mx.random.seed(int(rng.integers(2 ** 31)))
+    with autograd.record():
+        return Dropout(rate)(mx.nd.array(x, dtype="float64")).asnumpy()
+
+
+def _gluon_block_seeded_from_rng(x, rate, rng):
+    mx.random.seed(int(rng.integers(2 ** 31)))
+    return _gluon_dropout(x, rate, rng)
+
+
+@pytest.mark.parametrize("answer", [_course_mask_seeded_from_rng, _course_block_seeded_from_rng,
+                                    _gluon_block_seeded_from_rng, _gluon_dropout])
+def test_an_answer_that_runs_the_library_dropout_is_refused(answer):
+    verdict = check_dropout(answer)
+    assert not verdict.correct
+    assert "calls the library's reference" in verdict.text, verdict.text

@@ -78,3 +78,31 @@ def test_unwritten_wrong_shape_and_crashing_answers_get_clear_messages():
         lambda w, g, m, v, t, **k: (w - grad, m, v)).text  # noqa: F821
     assert "nan or inf" in check_adam(
         lambda w, g, m, v, t, lr, beta1, beta2, eps: (w / 0.0 * 0.0, m, v)).text
+
+
+# --- an answer that runs the library's Adam is refused ----------------------------------
+
+def _course_adam(w, g, m, v, t, lr, beta1, beta2, eps):
+    """The paper's Adam through the course's own transformation (bias-corrected moments)."""
+    from tutorial.optim.moments import ScaleByAdam
+    from tutorial.optim.transforms import Step
+    m, v = mx.nd.array(m, dtype="float64"), mx.nd.array(v, dtype="float64")
+    u = ScaleByAdam(beta1, beta2, eps, "moments").update(
+        mx.nd.array(g, dtype="float64"), (m, v), None, Step(lr, 0.0, t))
+    return w - lr * u.asnumpy(), m.asnumpy(), v.asnumpy()
+
+
+def _mxnet_lamb_phase1(w, g, m, v, t, lr, beta1, beta2, eps):
+    """The paper's Adam direction from MXNet's LAMB kernel (phase 1, no weight decay)."""
+    m, v = mx.nd.array(m, dtype="float64"), mx.nd.array(v, dtype="float64")
+    direction = mx.nd.lamb_update_phase1(
+        mx.nd.array(w, dtype="float64"), mx.nd.array(g, dtype="float64"), m, v,
+        beta1=beta1, beta2=beta2, epsilon=eps, t=t, bias_correction=True, wd=0.0)
+    return w - lr * direction.asnumpy(), m.asnumpy(), v.asnumpy()
+
+
+@pytest.mark.parametrize("answer", [_course_adam, _mxnet_lamb_phase1])
+def test_an_answer_that_runs_the_library_adam_is_refused(answer):
+    verdict = check_adam(answer)
+    assert not verdict.correct
+    assert "calls the library's reference" in verdict.text, verdict.text

@@ -40,3 +40,11 @@ def test_activation_memory_is_counted_not_measured(points):
         assert pt.activation_bytes == min(pt.microbatches, 4) * (32 // pt.microbatches) \
             * floats * 4
     assert all(0 <= pt.bubble < 1 and pt.seconds > 0 for row in result.values() for pt in row)
+
+
+def test_every_schedule_replays_the_same_task_times_at_each_m(points):
+    """Measured once per m: the schedules' replays differ by the schedule, not by noise."""
+    result, _ = points
+    for gpipe, one_f_one_b in zip(result["gpipe"], result["1f1b"]):
+        assert gpipe.microbatches == one_f_one_b.microbatches
+        assert gpipe.one_device_seconds == one_f_one_b.one_device_seconds

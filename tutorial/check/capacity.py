@@ -7,7 +7,9 @@ names the first thing that is wrong (no scaling, rate read as the keep probabili
 mask shared by the batch, a reseeded generator, ...). Statistical checks use bounds of
 5 standard errors, so a right answer passes and a wrong one fails whatever the seed.
 Masks are random, so the mistakes are recognised by what they do, not by a table of
-wrong answers run on the same draws.
+wrong answers run on the same draws. The notebook imports the course's ``Dropout`` and
+Gluon's: an answer that runs their code (or MXNet's dropout operator) is refused
+(:mod:`tutorial.check.own_work`).
 
 >>> def dropout(x, rate, rng):
 ...     keep = rng.uniform(size=x.shape) >= rate
@@ -18,17 +20,26 @@ Correct: drops a fraction 0.501 at rate 0.5 (and 0.200 at rate 0.2), scales kept
 Not yet: kept units equal x: scale them by 1 / (1 - rate), so that the mean of the output stays the mean of x and nothing needs rescaling when predicting.
 """
 
+import mxnet as mx
 import numpy as np
 
 from tutorial.check.answers import Wrong, as_array, call
 from tutorial.check.feedback import Verdict, checker
+from tutorial.check.own_work import refuse_if_called, watching
+from tutorial.nn import dropout as course_dropout
+
+# library code that applies dropout: the course's block and mask, Gluon's block, MXNet's op
+REFERENCES = (course_dropout.inverted_mask, course_dropout.Dropout.forward,
+              mx.gluon.nn.Dropout.hybrid_forward, mx.nd.Dropout, mx.npx.dropout)
 
 SIGMAS = 5
 
 
 def _run(dropout, x, rate, rng):
     label = f"dropout(x, {rate}, rng)"
-    out = call(dropout, label, x.copy(), rate, rng)
+    with watching(*REFERENCES) as seen:
+        out = call(dropout, label, x.copy(), rate, rng)
+    refuse_if_called(seen, "dropout")
     return as_array(out, label, x.shape, "the dropped-out x")
 
 

@@ -1,6 +1,8 @@
 """Exercise checker for the adaptive-methods notebook: Adam's update is a
 :class:`tutorial.check.updates.UpdateRule` with its typical mistakes, each written as
-code (wrong sign, bias correction, where eps goes, swapped betas, ...).
+code (wrong sign, bias correction, where eps goes, swapped betas, ...). The notebook
+imports the course's optimizers and MXNet, whose Adam and LAMB code can compute the
+paper's update too: an answer that runs them is refused.
 
 >>> print(check_adam(_adam))
 Correct: your update matches the reference on 3 runs of 4 steps.
@@ -8,11 +10,18 @@ Correct: your update matches the reference on 3 runs of 4 steps.
 Not yet: eps inside the square root: eps is added after the root: sqrt(v_hat) + eps.
 """
 
+import mxnet as mx
 import numpy as np
 
 from tutorial.check.feedback import checker
 from tutorial.check.mistakes import Mistake
 from tutorial.check.updates import UpdateRule, check_update
+from tutorial.optim.moments import ScaleByAdam, update_moments
+
+# library code that computes Adam's update (the course's and MXNet's Adam and LAMB)
+ADAM_REFERENCES = (ScaleByAdam.update, update_moments, mx.optimizer.Adam.update,
+                   mx.optimizer.LAMB.update, mx.nd.adam_update, mx.nd.lamb_update_phase1,
+                   mx.nd.lamb_update_phase2)
 
 
 # --- Adam: bias-corrected moments, w <- w - lr m_hat / (sqrt(v_hat) + eps) ----------
@@ -64,6 +73,7 @@ ADAM = UpdateRule(
               {"lr": 0.05, "beta1": 0.8, "beta2": 0.99, "eps": 0.3},
               {"lr": 0.2, "beta1": 0.5, "beta2": 0.9, "eps": 0.05}),
     takes_t=True,
+    references=ADAM_REFERENCES,
 )
 
 

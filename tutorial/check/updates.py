@@ -4,7 +4,9 @@ NumPy reference and, when the two part, name the typical mistake it matches.
 An :class:`UpdateRule` holds the reference update, its typical mistakes
 (:class:`tutorial.check.mistakes.Mistake`) and the hyperparameters of each run. Only the
 weights are compared, so any bookkeeping of the state that gives the same weights
-(PyTorch's lr-outside-the-buffer momentum, say) is accepted.
+(PyTorch's lr-outside-the-buffer momentum, say) is accepted. An answer that runs one of
+the rule's ``references`` (library code that computes the same update, reachable from the
+notebook) is refused (:mod:`tutorial.check.own_work`).
 """
 
 import dataclasses
@@ -15,6 +17,7 @@ import numpy as np
 from tutorial.check.answers import Wrong, as_array, call
 from tutorial.check.feedback import Verdict
 from tutorial.check.mistakes import first_match, same
+from tutorial.check.own_work import refuse_if_called, watching
 
 SIZE = 5    # weights per run
 
@@ -28,6 +31,7 @@ class UpdateRule:
     settings: Tuple[dict, ...]     # hyperparameters of each run (one run per dict)
     steps: int = 4
     takes_t: bool = False          # the update also gets the step number t (1 at the first)
+    references: tuple = ()         # functions the answer must not call (library updates)
 
 
 def rollout(step, rule, hyper, seed):
@@ -70,7 +74,9 @@ def _read(result, rule):
 def check_update(rule, submitted):
     """Roll ``submitted`` out next to the reference and name the first mistake it matches."""
     runs = [(hyper, seed) for seed, hyper in enumerate(rule.settings)]
-    got = [rollout(submitted, rule, h, s) for h, s in runs]
+    with watching(*rule.references) as seen:
+        got = [rollout(submitted, rule, h, s) for h, s in runs]
+    refuse_if_called(seen, rule.name)
     want = [rollout(rule.reference, rule, h, s) for h, s in runs]
     if same(got, want):
         return Verdict(True, f"Correct: your update matches the reference on {len(runs)} runs "

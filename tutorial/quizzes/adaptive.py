@@ -62,8 +62,9 @@ QUIZ = Quiz("Adaptive learning rates", [
                   "RMSProp divides by the RMS of recent gradients but still multiplies by "
                   "a global η (0.001 in its paper, too small for the notebook's network)."),
             wrong("Adam",
-                  "Adam multiplies m̂/√v̂ by η (0.001 by default). It is robust to the "
-                  "choice of η, which is not the same as having none."),
+                  "Adam multiplies m̂/√v̂ by η (0.001 by default): a default η is still "
+                  "an η. The notebook's sensitivity table changes it, and Adam's loss "
+                  "changes with it."),
             wrong("AdaGrad",
                   "The deck writes AdaGrad's rate as η0 / √(K + Σg²): η0 is a learning "
                   "rate to choose."),

@@ -79,9 +79,9 @@ QUIZ = Quiz("Capacity control", [
                   "bias whole."),
         ]),
     Question(
-        "Early stopping with patience 10 on validation accuracy:", [
+        "Early stopping with a patience of p epochs on validation accuracy:", [
             wrong("keeps the weights of the last epoch",
-                  "The last epoch is where patience ran out, up to 10 epochs after the "
+                  "The last epoch is where patience ran out, up to p epochs after the "
                   "best one. EarlyStopping copies the weights at every improvement and "
                   "puts a copy back at the end."),
             right("keeps the weights of the epoch with the best validation accuracy",

@@ -7,9 +7,10 @@ forward and backward (no update, so every repeat sees the same weights) and repo
   time (:func:`~tutorial.parallel.pipeline.executor.run`, ``concurrent=True``), medians
   over ``repeats`` runs;
 - the same schedule replayed on p devices of their own
-  (:func:`~tutorial.parallel.pipeline.timing.replay`): its tasks are also run ``repeats``
-  times one at a time (nothing else running), and every task is given the median time of
-  its stage and kind (F or B) over those runs, so one slow task (another process taking
+  (:func:`~tutorial.parallel.pipeline.timing.replay`): for each m, one table of task
+  times, shared by every schedule (:func:`task_durations`: the tasks run ``repeats``
+  times one at a time, nothing else running, and every task is given the median time of
+  its stage and kind, F or B, over those runs), so one slow task (another process taking
   the core) does not stretch the replay. Its bubble, its span, and its speed-up over one
   device running the same tasks back to back (= p x (1 - bubble)): what p independent
   devices would do with this machine's task times;
@@ -57,23 +58,34 @@ def activation_bytes(stages, result, microbatch_size, itemsize=4):
                for s, held in enumerate(result.peak_held))
 
 
+def task_durations(stages, plan, parts, repeats):
+    """{(stage, kind): median seconds} of ``plan``'s tasks, each run alone, ``repeats`` times."""
+    alone = []
+    for _ in range(repeats):
+        alone.append(run(stages, plan, parts, update=None, concurrent=False))
+        stages.zero_grad()
+    return median_durations(*alone)
+
+
 def sweep(stages, X, y, names=("gpipe", "1f1b"), ms=(1, 4, 16), repeats=3):
-    """{name: [Point for each m]} on ``stages`` with the batch (X, y); see the module doc."""
+    """{name: [Point for each m]} on ``stages`` with the batch (X, y); see the module doc.
+
+    The task times are measured once per m and replayed for every schedule, so the
+    replayed columns of two schedules at the same m differ by the schedule alone.
+    """
     repeats = check_count("repeats", repeats, what="runs per point")
     out = {name: [] for name in names}
     with Progress(f"pipeline sweep: {len(names)} schedules x {len(ms)} micro-batch counts",
                   total=len(names) * len(ms)) as progress:
-        for name in names:
-            for m in ms:
+        for m in ms:
+            parts = microbatches(X, y, m)
+            table = task_durations(stages, schedule(names[0], len(stages), m), parts, repeats)
+            for name in names:
                 plan = schedule(name, len(stages), m)
-                parts = microbatches(X, y, m)
-                runs, alone = [], []
+                runs = []
                 for _ in range(repeats):
                     runs.append(run(stages, plan, parts, update=None))
                     stages.zero_grad()
-                    alone.append(run(stages, plan, parts, update=None, concurrent=False))
-                    stages.zero_grad()
-                table = median_durations(*alone)
                 times = replay(plan, lambda task: table[task.stage, task.kind])
                 out[name].append(Point(
                     name, m, float(np.median([r.seconds for r in runs])),
