@@ -84,5 +84,7 @@ def compare_html(measured, counted, size=18):
                "measured ≠ counted (red: measured ≠ counted kB)")
     return (f"<div class='memory-run-table' style='font:{size}px sans-serif'>"
             f"<div>step {measured.step}: loss {measured.loss:.3f}; {verdict}: {same}</div>"
+            # eight devices' rows would run off a 720 px slide: the table scrolls instead
+            f"<div style='max-height:140px;overflow-y:auto'>"
             f"<table style='border-collapse:collapse'><tr>{head}</tr>{''.join(rows)}"
-            f"</table></div>")
+            f"</table></div></div>")

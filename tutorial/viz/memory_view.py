@@ -164,7 +164,7 @@ def memory_view(model, devices=4, tensor=1, recompute=False, precision="float32"
         control.observe(draw, names="value")
     draw()
 
-    buttons = RunButtons(f"Run {STEPS} ZeRO-1 steps")
+    buttons = RunButtons(f"Run {STEPS} ZeRO-1 steps", width="250px")   # the label whole at 18 px
     buttons.start_button.add_class("memory-run-start")
     status.value = _line(f"Run: {STEPS} real ZeRO-1 steps on K devices; the bytes each "
                          f"device held and sent, measured beside the count.", "#555")
