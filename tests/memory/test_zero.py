@@ -130,3 +130,26 @@ def test_running_statistics_are_not_trainable_parameters():
     net.add(nn.Dense(4, in_units=3), nn.BatchNorm(in_channels=4))
     net.initialize()
     assert layer_sizes(net) == [[12, 4], [4, 4]]       # gamma, beta; not mean, variance
+
+
+@pytest.mark.parametrize("stage", [0, 1, 2, 3])
+def test_plain_sgd_steps_equal_one_device_so_the_gradients_scale_is_right(stage):
+    """Adam hardly sees a gradient's scale (it divides by its own RMS), so a ZeroTrainer
+    that summed the devices' gradients instead of averaging them would pass the Adam test;
+    plain SGD moves each weight by exactly lr times the gradient and would not."""
+    net, lr, steps = fresh_net(), 0.5, 5
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": lr})
+    loss = gluon.loss.SoftmaxCrossEntropyLoss()
+    for t in range(steps):
+        X, y = data(t)
+        with autograd.record():
+            out = loss(net(mx.nd.array(X)), mx.nd.array(y))
+        out.backward()
+        trainer.step(len(X))
+    expected = [a for pair in L.from_gluon(net) for a in pair]
+    zero = ZeroTrainer(L.from_gluon(fresh_net()), [mx.cpu(i) for i in range(3)], stage,
+                       lambda: mx.optimizer.SGD(learning_rate=lr))
+    for t in range(steps):
+        zero.step(*data(t))
+    for a, b in zip(zero.full_weights(), expected):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
