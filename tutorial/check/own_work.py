@@ -47,10 +47,13 @@ class Seen:
 
 
 @contextlib.contextmanager
-def watching(*references):
-    """Record in the yielded :class:`Seen` whether a call enters one of ``references``."""
+def watching(*references, copies=False):
+    """Record in the yielded :class:`Seen` whether a call enters one of ``references``;
+    with ``copies``, also a copy compiled from a reference's source (same bytecode). Only
+    for references longer than any natural answer: a one-line rule such as ``lr / tau``
+    written by a learner compiles to the reference's very bytecode, and is their own work."""
     codes = {f.__code__ for f in references}
-    bytecodes = {f.__code__.co_code for f in references}       # copies compiled from source
+    bytecodes = {f.__code__.co_code for f in references} if copies else set()
     seen = Seen(tuple(f.__name__ for f in references))
     previous = sys.getprofile()
 

@@ -94,7 +94,7 @@ def _as_steps(value, label):
 def check_post_local_schedule(post_local_schedule):
     """``post_local_schedule(steps, period, switch)``: the averaging steps of post-local SGD."""
     cases = CASES + drawn_cases()
-    with watching(averaging_steps) as seen:
+    with watching(averaging_steps, copies=True) as seen:
         answers = [call(post_local_schedule, f"post_local_schedule{case}", *case)
                    for case in cases]
     refuse_if_called(seen, "post_local_schedule")
