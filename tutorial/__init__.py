@@ -37,6 +37,8 @@ Tools around the course, not used by the notebooks:
 - ``tutorial.gpu_setup`` put the CPU or the GPU build of MXNet into the virtual environment
 - ``tutorial.arch``     what the set-up chooses by machine (x86-64 or arm64): GPU build, numeric
   configurations
+- ``tutorial.arm64_blas`` on arm64, point MXNet's wheel at the distribution's OpenBLAS in place of
+  the Arm Performance Libraries it names
 - ``tutorial.preinstalled`` the course beside an MXNet the interpreter already has (NVIDIA's
   container: ``make lab MXNET=preinstalled``)
 - ``tutorial.numpy_aliases`` give MXNet the numpy aliases numpy 1.24 removed, in every process
