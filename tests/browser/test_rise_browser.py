@@ -149,13 +149,6 @@ def test_the_straggler_slider_redraws_the_schedules(presentation):
     _screenshot(page, "straggler")
 
 
-@pytest.mark.parametrize("slide_text, identical, shot", [
-    ("a real cluster", "identical weights on both workers (each pulled the same sum): True",
-     "cluster"),
-    ("Horovod's ring, from a button",
-     "identical weights on both ranks (each applied the same allreduced average): True",
-     "horovod"),
-])
 def _memory_totals(frame):
     return frame.evaluate("(slide) => [...document.querySelectorAll(slide + ' .memory-chart "
                           ".memory-total')].map(t => t.textContent)", SLIDE)
@@ -188,6 +181,13 @@ def test_the_memory_bars_follow_their_controls_and_the_run_measures_the_count(pr
     _screenshot(page, "memory_run")
 
 
+@pytest.mark.parametrize("slide_text, identical, shot", [
+    ("a real cluster", "identical weights on both workers (each pulled the same sum): True",
+     "cluster"),
+    ("Horovod's ring, from a button",
+     "identical weights on both ranks (each applied the same allreduced average): True",
+     "horovod"),
+])
 def test_the_cluster_button_trains_real_processes_in_the_slide(presentation, slide_text,
                                                                identical, shot):
     if shot == "horovod":
