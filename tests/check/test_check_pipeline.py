@@ -168,3 +168,19 @@ def test_answers_that_take_the_course_tasks_ahead_of_the_check_are_refused():
         verdict = check_gpipe(answer)
         assert not verdict.correct, verdict.text
     assert not hasattr(pipeline, "_GPIPE")                   # no table of answers to read
+
+
+def test_an_order_timed_by_the_replay_is_refused():
+    """timing.replay (notebook 10 names it) computes the earliest ticks of any order: an answer
+    that writes only GPipe's order with dummy ticks and replays it would pass otherwise."""
+    from tutorial.parallel.pipeline import timing
+
+    def replayed(p, m):
+        tasks = [sch.Task(0, s, i, k) for s in range(p) for i, k in
+                 [(i, "F") for i in range(m)] + [(i, "B") for i in reversed(range(m))]]
+        plan = sch.Schedule("mine", p, m, tuple(tasks))
+        starts = timing.replay(plan, lambda task: 1.0)
+        return [(int(start), t.stage, t.microbatch, t.kind) for t, (start, _) in starts.items()]
+
+    verdict = check_gpipe(replayed)
+    assert not verdict.correct and "timing.replay" in verdict.text, verdict.text

@@ -13,8 +13,8 @@ The notebook has imported the course's own GPipe (``sch.gpipe``), so an answer t
 returns its tasks would pass whatever the learner understood: the checker watches the
 calls the answer makes (:func:`_runs_reference`) and refuses one that reaches it, however
 it got there (``sch.gpipe``, ``sch.schedule("gpipe", ...)``, a helper of its own). The
-exercise's point is the ticks, not only the order, so ``sch.place`` (which places any
-order at its earliest ticks) is refused too. An answer could still precompute the course's
+exercise's point is the ticks, not only the order, so ``sch.place`` and ``timing.replay``
+(which place any order at its earliest ticks) are refused too. An answer could still precompute the course's
 tasks before the check: besides the fixed :data:`CASES`, the checker draws cases at check
 time (:func:`_drawn_cases`) from a range too large to tabulate, and its reference is a
 private formula (:func:`_gpipe_rows`), not a table an answer could read.
@@ -36,6 +36,7 @@ import sys
 from tutorial.check.feedback import Verdict, checker
 from tutorial.check.mistakes import Mistake
 from tutorial.parallel.pipeline import schedules as sch
+from tutorial.parallel.pipeline import timing
 
 CASES = ((2, 2), (3, 4), (4, 8), (1, 3), (4, 1))
 DRAWN = 3                            # cases drawn at check time, besides CASES
@@ -122,13 +123,13 @@ SYMPTOMS = (   # what a partly wrong answer shows: (detects(rows, p, m) on some 
 
 # what the answer must not run: the course's GPipe, and the placer that computes its ticks
 # (unless the course's naive or 1F1B schedule calls it: those are mistakes the checker names)
-REFERENCE_CODE = (sch.gpipe.__code__, sch.place.__code__)
+REFERENCE_CODE = (sch.gpipe.__code__, sch.place.__code__, timing.replay.__code__)
 OTHER_SCHEDULES = (sch.naive.__code__, sch.one_f_one_b.__code__)
 
 CALLS_REFERENCE = (
     "your gpipe_schedule gets its tasks from the course's own GPipe schedule (sch.gpipe, "
-    "imported at the top of the notebook) or from sch.place, which computes the ticks for "
-    "any order: the ticks are the exercise, so it would pass whatever you wrote around it. "
+    "imported at the top of the notebook), from sch.place or from timing.replay, which "
+    "compute the earliest ticks for any order: the ticks are the exercise, so it would pass whatever you wrote around it. "
     "Build the list yourself, from the rule: every task starts at the first tick its stage "
     "is free and its input has arrived, all forwards first. sch.grid draws what you build.")
 
