@@ -103,10 +103,12 @@ NBVAL := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q --nbval notebooks slides \
          --sanitize-with tests/nbval_sanitize.cfg -n 2 --dist loadfile
 
 # Unit tests and doctests, two at a time (pytest-xdist: most of their time is spent waiting
-# on subprocesses, clusters and browsers; tests that share a port or a browser run in one
-# worker, tests/conftest.py). CI runs them under every supported Python.
+# on subprocesses, clusters and browsers), each test file whole in one worker (--dist
+# loadfile), so a module's JupyterLab and browser are started once. (--dist loadgroup with
+# xdist_group marks did not group under pytest 9: each test ran alone, and a module-scoped
+# browser fixture was set up in both workers.) CI runs them under every supported Python.
 # UNIT_ARGS narrows it (.ci/run: '-m "not browser"' under a third Python).
-UNIT := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q -rs -n 2 --dist loadgroup tests --doctest-modules tutorial $(UNIT_ARGS)
+UNIT := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q -rs -n 2 --dist loadfile tests --doctest-modules tutorial $(UNIT_ARGS)
 unit: $(STAMP) $(OFFLINE)
 	$(UNIT)
 

@@ -1,8 +1,9 @@
 """Tests are laid out like the library (tests/optim/ for tutorial/optim/, ...); the helpers
 they share (bounded.py, jupyter_browser.py, rise_browser.py) stay here, importable by name
 from every folder. Every test in tests/browser/ drives JupyterLab in headless Chromium,
-seconds each, so it is marked slow (``pytest -m "not slow"`` leaves it out), and they all
-run in one pytest-xdist worker."""
+seconds each, so it is marked slow (``pytest -m "not slow"`` leaves it out) and browser.
+`make unit` runs each test file whole in one pytest-xdist worker (``--dist loadfile``), so a
+module's JupyterLab and browser start once."""
 
 import sys
 from pathlib import Path
@@ -22,7 +23,3 @@ def pytest_collection_modifyitems(items):
         if "browser" in item.path.parent.parts:
             item.add_marker(pytest.mark.slow)
             item.add_marker(pytest.mark.browser)
-            # `make unit` runs tests two at a time (pytest-xdist, --dist loadgroup): the
-            # browser tests take one worker between them, so two JupyterLabs and two
-            # Chromiums never compete for the two cores.
-            item.add_marker(pytest.mark.xdist_group("browser"))
