@@ -30,10 +30,11 @@ def fresh_net(seed=1):
     return net
 
 
-def one_device(steps):
-    """The reference: Gluon's Sequential and Trainer with the course's Adam, whole batch."""
+def one_device(steps, optimizer="tutorialadam", lr=LR):
+    """The reference: Gluon's Sequential and Trainer (the course's Adam unless ``optimizer``
+    names another), whole batch."""
     net = fresh_net()
-    trainer = gluon.Trainer(net.collect_params(), "tutorialadam", {"learning_rate": LR})
+    trainer = gluon.Trainer(net.collect_params(), optimizer, {"learning_rate": lr})
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
     for t in range(steps):
         X, y = data(t)
@@ -137,16 +138,8 @@ def test_plain_sgd_steps_equal_one_device_so_the_gradients_scale_is_right(stage)
     """Adam hardly sees a gradient's scale (it divides by its own RMS), so a ZeroTrainer
     that summed the devices' gradients instead of averaging them would pass the Adam test;
     plain SGD moves each weight by exactly lr times the gradient and would not."""
-    net, lr, steps = fresh_net(), 0.5, 5
-    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": lr})
-    loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    for t in range(steps):
-        X, y = data(t)
-        with autograd.record():
-            out = loss(net(mx.nd.array(X)), mx.nd.array(y))
-        out.backward()
-        trainer.step(len(X))
-    expected = [a for pair in L.from_gluon(net) for a in pair]
+    lr, steps = 0.5, 5
+    expected = one_device(steps, "sgd", lr)
     zero = ZeroTrainer(L.from_gluon(fresh_net()), [mx.cpu(i) for i in range(3)], stage,
                        lambda: mx.optimizer.SGD(learning_rate=lr))
     for t in range(steps):
