@@ -142,8 +142,11 @@ class TrainingDashboard:
         note = {"finished": "finished", "stopped": "stopped between two steps",
                 "failed": "failed: " + message}[status]
         colour = "#b35900" if status == "failed" else "green"
+        # on the summary's own line unless it failed (the error's text may be long): one
+        # line less keeps the deck's dashboard slide on a 720 px screen
+        joint = "<br>" if status == "failed" else " &middot; "
         self.summary.value = (summary_html(self.reports, self._config)
-                              + f"<br><b style='color:{colour}'>{html.escape(note)}</b>")
+                              + f"{joint}<b style='color:{colour}'>{html.escape(note)}</b>")
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)

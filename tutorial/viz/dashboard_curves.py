@@ -24,43 +24,48 @@ def windowed_median(values, window=WINDOW):
 
 
 def curves_figure(reports):
-    """A matplotlib Figure (no pyplot) of the reports so far: four panels."""
+    """A matplotlib Figure (no pyplot) of the reports so far: four panels in a row.
+
+    One strip, not a 2x2 grid: under the deck's controls it must stay short (the slide ends
+    on a 720 px screen), and a strip that short is still wide enough to read.
+    """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(10, 5.2), dpi=80)
+    fig = Figure(figsize=(13, 2.7), dpi=80)
     FigureCanvasAgg(fig)
-    axes = fig.subplots(2, 2)
+    axes = fig.subplots(1, 4)
     steps = [r.step for r in reports]
-    for ax, values, title in ((axes[0, 0], [r.loss for r in reports], "training loss"),
-                              (axes[0, 1], [r.accuracy for r in reports],
+    for ax, values, title in ((axes[0], [r.loss for r in reports], "training loss"),
+                              (axes[1], [r.accuracy for r in reports],
                                "accuracy (this batch)")):
         ax.plot(steps, values, lw=1.2)
-        ax.set_title(title, fontsize=10)
-    ax = axes[1, 0]
+        ax.set_title(title, fontsize=12, loc="left", pad=24)        # level with the others
+    ax = axes[2]
     rate = [r.samples_per_s for r in reports]
     typical = windowed_median(rate)
     ax.plot(steps, rate, ".", ms=2, color="0.7", label="each step")
-    ax.plot(steps, typical, lw=1.6, color="tab:blue", label=f"median of {WINDOW} steps")
+    ax.plot(steps, typical, lw=1.6, color="tab:blue", label=f"median of {WINDOW}")
     ax.set_ylim(0, 1.6 * max(typical))          # a freak step would squash the rest
     _legend_above(ax, "samples / s")
-    ax = axes[1, 1]
+    ax = axes[3]
     ms = {name: [1e3 * getattr(r, f"{name}_s") for r in reports]
           for name in ("compute", "aggregate", "update")}
     ax.stackplot(steps, *ms.values(), labels=list(ms))
     ax.set_ylim(0, 2.5 * np.median([1e3 * r.total_s for r in reports]))   # the warm-up
     _legend_above(ax, "ms per step")
-    for ax in axes.flat:
+    for ax in axes:
         ax.set_xlim(0, max(10, steps[-1]))
-        ax.set_xlabel("step", fontsize=8)
+        ax.set_xlabel("step", fontsize=10)
+        ax.tick_params(labelsize=9)
     fig.tight_layout()
     return fig
 
 
 def _legend_above(ax, title):
-    """The title on the left above the axes, the legend on the right above it: off the data."""
-    ax.set_title(title, fontsize=10, loc="left")
-    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=3, fontsize=8,
+    """The legend in a row just above the axes, the title above it: off the data."""
+    ax.set_title(title, fontsize=12, loc="left", pad=24)         # above the legend's row
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=3, fontsize=9,
               frameon=False, borderaxespad=0.2, handlelength=1.2, columnspacing=0.8)
 
 
