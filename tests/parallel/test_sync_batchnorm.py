@@ -82,3 +82,26 @@ def test_both_trainers_refuse_an_uneven_split_under_sync_batchnorm(trainer, monk
         make(resnet("sync", num_devices=2), devices).step(X, y)
     plain = make(resnet("batch"), devices)            # plain BatchNorm: uneven is fine
     assert plain.step(X, y, timed=False).samples == 7
+
+
+CURVES = """
+import json
+from tutorial.engine import allow_sync_batchnorm
+allow_sync_batchnorm(2)
+import mxnet as mx
+from tutorial.parallel.batchnorm_devices import compare_modes, curve_gap
+runs = {r.mode: r for r in compare_modes([mx.cpu(0), mx.cpu(1)], (4,), steps=5,
+                                         learning_rate=0.1, seed=1)}
+print(json.dumps({m: curve_gap(runs[m], runs["whole"], 5) for m in ("sync", "ghost")}
+                 | {"steps": len(runs["sync"].losses)}))
+"""
+
+
+def test_sync_training_follows_the_whole_batch_step_by_step_and_ghost_does_not():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", CURVES], capture_output=True, text=True,
+                          timeout=180, env=env, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    gaps = json.loads(done.stdout.strip().splitlines()[-1])
+    assert gaps["steps"] == 5
+    assert gaps["sync"] < 1e-3 and gaps["ghost"] > 5 * gaps["sync"] and gaps["ghost"] > 1e-3, gaps

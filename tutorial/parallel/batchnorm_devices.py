@@ -97,6 +97,7 @@ class Run:
     steps: int
     train_loss: float        # mean loss over the last tenth of the steps
     val_accuracy: float      # prediction mode (running statistics), held-out images
+    losses: tuple = ()       # the training loss of every step, in order
 
 
 def train_mode(mode, devices, per_device_batch, steps, learning_rate, data, seed=0,
@@ -110,7 +111,27 @@ def train_mode(mode, devices, per_device_batch, steps, learning_rate, data, seed
     tail = losses[-max(1, steps // 10):]
     over = per_device_batch if mode == "ghost" else per_device_batch * len(devices)
     return Run(mode, per_device_batch, len(on), over, steps, float(np.mean(tail)),
-               accuracy(net, X_val, y_val, ctx=on[0]))
+               accuracy(net, X_val, y_val, ctx=on[0]), tuple(float(x) for x in losses))
+
+
+def curve_gap(run, reference, steps):
+    """The largest ``|loss - reference's loss|`` over the first ``steps`` steps of two runs.
+
+    Two runs that compute the same thing (SyncBatchNorm on K devices and BatchNorm over the
+    whole batch) start on the same weights and batches, so their losses agree step by step
+    up to float rounding, which grows slowly; a mode that normalises differently (ghost
+    BatchNorm) differs from the first step on.
+
+    >>> a = Run("sync", 4, 2, 8, 3, 0.0, 0.0, (2.3, 2.1, 1.9))
+    >>> b = Run("whole", 4, 2, 8, 3, 0.0, 0.0, (2.3, 2.15, 1.8))
+    >>> round(curve_gap(a, b, 2), 3), round(curve_gap(a, b, 3), 3)
+    (0.05, 0.1)
+    """
+    steps = check_count("steps", steps, what="steps to compare")
+    if min(len(run.losses), len(reference.losses)) < steps:
+        raise ValueError(f"curve_gap: the runs have {len(run.losses)} and "
+                         f"{len(reference.losses)} steps, fewer than the {steps} asked for")
+    return float(np.max(np.abs(np.subtract(run.losses[:steps], reference.losses[:steps]))))
 
 
 def compare_modes(devices, per_device_batches, steps, learning_rate=0.05, seed=0,

@@ -195,11 +195,13 @@ def race(model, interval_ms=80):
     w.jslink((play, "value"), (step, "value"))
     play.add_class("race-play")             # for a browser test to find
     step.add_class("race-step")
+    layers.add_class("race-canvas")         # the deck's stylesheet scales these up
+    key.add_class("race-key")
     lr = w.SelectionSlider(options=model.lrs, value=model.lrs[len(model.lrs) // 2],
-                           description="lr")
+                           description="lr", style={"description_width": "initial"})
     mom = w.SelectionSlider(options=model.momentums,   # start where momentum differs from GD
                             value=model.momentums[len(model.momentums) // 2],
-                            description="momentum")
+                            description="momentum", style={"description_width": "initial"})
 
     def draw(_=None):
         i, j = model.lrs.index(lr.value), model.momentums.index(mom.value)

@@ -59,7 +59,7 @@ def verdict_text(rows, on_gpus):
     if on_gpus:
         return f"{k} GPUs process {gain:.2f}x the images per second of one."
     return (f"{k} CPU contexts process {gain:.2f}x the images per second of one: they share "
-            f"the same cores, so this is the cost of splitting and summing, not a speed-up.")
+            f"the same cores, so no speed-up is expected (notebook 11, section 4).")
 
 
 def bars_svg(rows, width=420, height=150):
@@ -132,7 +132,7 @@ class ThroughputDemo:
         self.start_button, self.stop_button = self.buttons.start_button, self.buttons.stop_button
         self.status, self.table, self.chart = w.HTML(), w.HTML(), w.HTML()
         for widget, name in ((self.start_button, "start"), (self.status, "status"),
-                             (self.table, "table")):
+                             (self.table, "table"), (self.chart, "chart")):
             widget.add_class(f"throughput-{name}")          # for a browser test to find
         self.buttons.on_start(self.start)
         self.rows, self._started = [], 0.0
