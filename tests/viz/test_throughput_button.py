@@ -30,7 +30,7 @@ def test_each_row_is_measured_once_and_the_efficiency_is_against_one_device():
     assert "K = 2: 480 images/s, efficiency tau_K / (K tau_1) = 0.75" in rows
     assert "K = 4: 640 images/s, efficiency tau_K / (K tau_1) = 0.50" in rows
     assert "done in" in demo.status.value and "2.00x" in demo.status.value
-    assert "no speed-up is expected" in demo.status.value   # CPU contexts: said plainly
+    assert "add no compute" in demo.status.value          # CPU contexts: said plainly
     assert demo.chart.value.count("<rect") == 2 * len(ROWS)
 
 
@@ -97,3 +97,16 @@ def test_the_real_measurement_times_the_resnet_on_each_device_count():
     assert [k for k, _ in rows] == [1, 2]
     assert [m.images for _, m in rows] == [4, 8]          # one timed step of K * b images
     assert all(m.seconds > 0 for _, m in rows)
+
+
+@pytest.mark.parametrize("gpus, counts, on_gpus", [(0, (1, 2, 4), False), (2, (1, 2), True),
+                                                   (3, (1, 2), True), (4, (1, 2, 4), True)])
+def test_a_machine_with_fewer_gpus_than_four_measures_the_counts_it_has(monkeypatch, gpus,
+                                                                        counts, on_gpus):
+    import mxnet as mx
+    import tutorial.devices
+    monkeypatch.setattr(tutorial.devices, "try_all_gpus",
+                        lambda: [mx.gpu(i) for i in range(gpus)])
+    demo = tb.ThroughputDemo(measure_all=lambda plan, stop: iter(()))
+    assert demo.plan.counts == counts and demo.on_gpus is on_gpus
+    assert ("GPUs" in demo.status.value) is on_gpus

@@ -28,7 +28,9 @@ QUIZ = Quiz("Large batches on a CNN with BatchNorm", [
                   "it tried, sync's gradients are more than 5 times closer to the whole "
                   "batch's than ghost BatchNorm's."),
             wrong("they differ more the smaller b is",
-                  "That is ghost BatchNorm; SyncBatchNorm's statistics do not depend on b."),
+                  "SyncBatchNorm's statistics are the whole batch's at every b. Ghost "
+                  "BatchNorm's gradient gap is the one that was larger at b = 1 than at b = 32 "
+                  "(the notebook's check; its output gaps did not fall steadily with b)."),
             wrong("they agree only when b is large",
                   "Notebook 11's check holds at every b it tried, from 1 to 32 images per "
                   "device."),
@@ -85,6 +87,7 @@ QUIZ = Quiz("Large batches on a CNN with BatchNorm", [
             wrong("the learning rate is 4 times smaller",
                   "Growing the batch keeps the rate; only the batch changes."),
             wrong("the gradient noise stays as it was",
-                  "A 4 times larger batch averages it down, as the smaller rate would."),
+                  "A 4 times larger batch averages the gradient's noise down (its variance "
+                  "by 4); decaying the rate keeps that noise and shrinks each step instead."),
         ]),
 ])
