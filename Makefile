@@ -141,7 +141,7 @@ test-full: $(STAMP)
 	$(BIN)/python -m tutorial.notebook_runs full $(COURSE)
 
 test-seeds: $(STAMP)
-	$(BIN)/python -m tutorial.notebook_runs seeds --seeds $(SEEDS) $(COURSE)
+	$(BIN)/python -m tutorial.notebook_runs seeds $(COURSE) --seeds $(SEEDS)
 
 # The committed outputs come from this run (see tests/README.md).
 execute-notebooks: $(STAMP)

@@ -100,3 +100,22 @@ def test_a_seeded_run_shifts_the_notebooks_draws_and_keeps_cell_numbers(tmp_path
     assert notebook_runs.run(path, fast=True, seed=2).failures == ()
     assert notebook_runs.run(path, fast=True, seed=0).failures == (
         "cell 1: draws the shifted seed: False",)
+
+
+def test_the_makefile_targets_give_the_command_line_it_parses():
+    """`make test-seeds` once passed the paths after `--seeds` (nargs="+"): every path was
+    read as a seed and the target stopped before running anything."""
+    import shlex
+    import subprocess
+
+    shown = subprocess.run(["make", "-n", "test-full", "test-seeds"],
+                           cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    commands = [shlex.split(line) for line in shown.splitlines()
+                if "tutorial.notebook_runs" in line]
+    parsed = {}
+    for words in commands:
+        args = notebook_runs.parser().parse_args(words[words.index("tutorial.notebook_runs") + 1:])
+        parsed[args.command] = args
+    assert set(parsed) == {"full", "seeds"}
+    assert parsed["seeds"].seeds == [1, 2, 3]
+    assert all(p.endswith(".ipynb") for a in parsed.values() for p in a.paths)

@@ -149,7 +149,8 @@ def seeds(paths, seed_values=DEFAULT_SEEDS, runner=run, keep=None):
     return bad
 
 
-def main(argv=None):
+def parser():
+    """The command line of ``make test-full`` and ``make test-seeds``."""
     parser = argparse.ArgumentParser(prog="python -m tutorial.notebook_runs")
     sub = parser.add_subparsers(dest="command", required=True)
     fu = sub.add_parser("full", help="every notebook at full size; times into README.md")
@@ -159,12 +160,17 @@ def main(argv=None):
     se.add_argument("paths", nargs="+")
     se.add_argument("--seeds", type=int, nargs="+", default=list(DEFAULT_SEEDS))
     se.add_argument("--keep", metavar="FOLDER", help="write each executed copy there")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None):
+    parser_ = parser()
+    args = parser_.parse_args(argv)
     if args.command == "full":
         bad = full(args.paths, readme=args.readme)
     else:
         if any(k < 1 for k in args.seeds):
-            parser.error("--seeds: each shift must be >= 1 (0 is the committed run)")
+            parser_.error("--seeds: each shift must be >= 1 (0 is the committed run)")
         bad = seeds(args.paths, args.seeds, keep=args.keep)
     print(f"{len(bad)} failure(s)" + "".join(f"\n  {line}" for line in bad))
     return 1 if bad else 0
