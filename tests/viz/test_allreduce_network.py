@@ -152,3 +152,12 @@ def test_callbacks_never_schedule_or_price(model, monkeypatch):
     after = [p.value for p in widget.panels.children]
     assert len(after) == 4 and after != before
     assert "data-frame='90'" in after[0]
+
+
+def test_it_opens_with_every_algorithm_done(model):
+    """A saved or exported frame shows the end of the allreduce, not t = 0 before any
+    message (Play at the end starts again from 0)."""
+    widget = view.allreduce_network(model, nodes=16)
+    controls = widget.controls
+    assert controls["time"].value == controls["play"].value == view.FRAMES
+    assert all(status.startswith("done at") for _, status in _frames(widget).values())

@@ -38,7 +38,10 @@ def test_render_shows_the_tick_and_the_formula(model):
 def test_tick_and_play_callbacks_never_recompute(model, monkeypatch):
     widget = anim.pipeline_animation(model, stages=4, microbatches=8)
     c = widget.controls
-    assert shown_ticks(widget) == [0, 0, 0] and c["tick"].max == 4 * 2 * 8 - 1  # naive is longest
+    # it opens on the last tick, each schedule whole (its own last tick): a saved frame
+    # shows the complete schedules
+    assert c["tick"].max == 4 * 2 * 8 - 1 and c["tick"].value == c["play"].value == c["tick"].max
+    assert shown_ticks(widget) == [4 * 2 * 8 - 1] + [2 * (8 + 4 - 1) - 1] * 2  # naive longest
 
     def forbidden(*args, **kwargs):
         raise AssertionError("a tick callback recomputed a schedule")

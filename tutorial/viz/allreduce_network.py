@@ -55,8 +55,10 @@ def allreduce_network(model=None, nodes=16, interval_ms=150):
     slowdown = w.Dropdown(options=[(f"{s:g}\u00d7", s) for s in model.slowdowns],
                           value=model.slowdowns[len(model.slowdowns) // 2],
                           description="slowdown", style=narrow, layout=box(150))
-    play = w.Play(value=0, min=0, max=FRAMES, interval=interval_ms, description="Play")
-    time = w.IntSlider(value=0, min=0, max=FRAMES, description="time", style=narrow,
+    # the clock starts at the end: a saved or exported frame shows every algorithm done
+    # (Play at the end starts again from t = 0)
+    play = w.Play(value=FRAMES, min=0, max=FRAMES, interval=interval_ms, description="Play")
+    time = w.IntSlider(value=FRAMES, min=0, max=FRAMES, description="time", style=narrow,
                        layout=box(360))
     w.jslink((play, "value"), (time, "value"))
     play.add_class("allreduce-network-play")        # for a browser test to find

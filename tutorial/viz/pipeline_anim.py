@@ -136,6 +136,9 @@ def pipeline_animation(model=None, stages=4, microbatches=8, interval_ms=400):
         control.observe(choose, "value")
     tick.observe(draw, "value")
     choose()
+    # start on the last tick: a saved or exported frame shows whole schedules (Play at the
+    # end starts again from tick 0)
+    play.value = tick.value = tick.max
     widget = w.VBox([w.HBox([play, tick]), w.HBox([pick, n_stages, n_micro]), panels,
                      w.HTML("<div style='font:12px sans-serif'>blue: forward F<i>i</i> of "
                             "micro-batch <i>i</i>; orange: backward B<i>i</i>; grey: idle "
