@@ -40,7 +40,7 @@ help:
 	@echo "                        then nbval again under a second numeric configuration"
 	@echo "make test-numerics      nbval under a third numeric configuration"
 	@echo "make test-full          every notebook and the deck at full size in a fresh kernel (about"
-	@echo "                        10 min on 2 cores); fails on a check printing False or an error;"
+	@echo "                        15 min on 2 cores); fails on a check printing False or an error;"
 	@echo "                        writes the times into README.md's course map. Run it before"
 	@echo "                        resolving an issue that changes a notebook"
 	@echo "make test-seeds         every notebook and the deck in fast mode under TUTORIAL_SEED=1, 2, 3"
