@@ -7,8 +7,9 @@ in headless Chromium at a projector's 1280x720, Run All, saved; the kernel is sh
 the deck reopened, as the next morning: no widget may show "Error displaying widget: model
 not found" or its ``VBox(children=...)`` text. Then the deck is presented (RISE), every
 demo run on its slide and screenshotted after its run (``artifacts/deck_<name>.png``), and
-finally the saved file is exported as ``make slides-html`` does and the page opened with no
-network: every saved widget drawn, no ``VBox(children`` text.
+the deck saved from inside the slideshow (Ctrl+S mid-talk: its frames kept too). Finally
+that file is exported as ``make slides-html`` does and the page opened with no network:
+every saved widget drawn, no ``VBox(children`` text.
 
 Before the fix (JupyterLab's widget manager left ``metadata.widgets`` as loaded), the save
 kept the state of the models of the committed run while every output named a model of the
@@ -18,6 +19,7 @@ new run: every demo showed "model not found", and the export showed the text for
 import dataclasses
 import json
 import shutil
+import time
 
 import pytest
 
@@ -140,7 +142,35 @@ def _present_every_demo(page):
         page.screenshot(path=str(ARTIFACTS / f"deck_{demo.name}.png"))
         shown[demo.name] = frame.evaluate(
             "(slide) => document.querySelector(slide).scrollHeight", SLIDE)
-    return shown
+    return shown, frame
+
+
+def _save_in_presentation(frame, deck):
+    """Ctrl+S inside the slideshow, as an instructor saves mid-talk: the file as saved (None
+    if nothing was written within a minute)."""
+    before = deck.stat().st_mtime_ns
+    frame.locator("body").press("Escape")
+    frame.locator("body").press("Control+s")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if deck.stat().st_mtime_ns != before:
+            time.sleep(1)                                # the write may still be going on
+            return json.loads(deck.read_text())
+        time.sleep(0.5)
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Saved:
+    """What the module's one browser session saw."""
+    deck: object              # the deck's path, as last saved
+    reopened: list            # what reopening showed instead of widgets
+    heights: dict             # each demo slide's height after its run, px
+    executable: str
+    unrun: list               # code cells Run All did not run
+    stderr: list
+    after_run_all: dict       # the file as saved after Run All
+    saved_in_rise: object     # the file as saved from inside the slideshow, or None
 
 
 def _exported_page_problems(executable, page_path):
@@ -181,44 +211,50 @@ def saved_deck(tmp_path_factory):
             unrun, stderr = _run_all_and_save(page, deck)
             _menu(page, "Kernel", "Shut Down Kernel")
             page.wait_for_timeout(3_000)
+            after_run_all = json.loads(deck.read_text())
             _open(page, url(deck.name))                 # the next morning
             reopened = _widget_text_problems(page)
-            heights = _present_every_demo(page)
+            heights, frame = _present_every_demo(page)
+            saved_in_rise = _save_in_presentation(frame, deck)
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "deck_saved.json").write_text(json.dumps(
         {"dirty_on_open": dirty_on_open, "reopened": reopened, "heights": heights,
          "unrun": unrun, "stderr": stderr}))
-    return deck, reopened, heights, executable, (unrun, stderr)
+    return Saved(deck, reopened, heights, executable, unrun, stderr, after_run_all,
+                 saved_in_rise)
 
 
 def test_run_all_ran_every_code_cell(saved_deck):
-    *_, (unrun, stderr) = saved_deck
-    assert unrun == [], f"code cells (0-based among code cells) not run: {unrun}; stderr: {stderr}"
+    assert saved_deck.unrun == [], (f"code cells (0-based among code cells) not run: "
+                                    f"{saved_deck.unrun}; stderr: {saved_deck.stderr}")
 
 
 def test_every_output_names_a_model_the_saved_deck_holds(saved_deck):
-    deck, *_ = saved_deck
-    nb = json.loads(deck.read_text())
+    nb = saved_deck.after_run_all
+    shown = shown_models(nb)
+    assert len(shown) >= 9 and shown - set(widget_state(nb)) == set()
+
+
+def test_saving_inside_the_presentation_keeps_every_frame(saved_deck):
+    nb = saved_deck.saved_in_rise
+    assert nb is not None, "Ctrl+S in the slideshow wrote nothing"
     shown = shown_models(nb)
     assert len(shown) >= 9 and shown - set(widget_state(nb)) == set()
 
 
 def test_the_reopened_deck_shows_widgets_not_model_not_found(saved_deck):
-    _, reopened, *_ = saved_deck
-    assert reopened == []
+    assert saved_deck.reopened == []
 
 
 def test_every_demo_slide_fits_the_projector_after_its_run(saved_deck):
-    _, _, heights, *_ = saved_deck
-    assert {name: h for name, h in heights.items() if h > PROJECTOR[1]} == {}
+    assert {name: h for name, h in saved_deck.heights.items() if h > PROJECTOR[1]} == {}
 
 
 def test_slides_html_from_the_saved_deck_draws_every_widget(saved_deck, tmp_path):
-    deck, _, _, executable, _ = saved_deck
     if assets.missing():
         skip_or_fail(f"the offline deck's assets are not in {assets.ASSET_DIR}: run `make slides-html` once")
-    page_path = export.export(deck, tmp_path)
-    drawn, problems = _exported_page_problems(executable, page_path)
+    page_path = export.export(saved_deck.deck, tmp_path)
+    drawn, problems = _exported_page_problems(saved_deck.executable, page_path)
     assert len(drawn) >= 9 and all(drawn) and problems == []
     # the slides not on screen are hidden, so the page's own text too: before the fix it
     # held nine widget text forms and no widget view
