@@ -35,6 +35,7 @@ STYLE = SLIDES / "workshop.css"
 PROJECTOR = (1280, 720)
 MISSING = "model not found"
 PROMPTS = "[...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].map(p => p.innerText)"
+STDERR_OUTPUT = ".jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]"
 # Run All has started: a cell is queued or running ([*]). Waited for first: the committed
 # deck's prompts are all numbered, so right after the menu click, before the cells are
 # queued, the page looks finished (a save there kept 2 of the 9 demos' outputs).
@@ -42,11 +43,8 @@ STARTED = f"() => {PROMPTS}.some(t => t.includes('*'))"
 # ... and finished: none queued or running, every code cell numbered unless one failed
 # (Run All stops there).
 FINISHED = (f"() => {{ const p = {PROMPTS}; return p.length > 0 && !p.some(t => t.includes('*'))"
-            " && (p.every(t => /\\d/.test(t)) || !!document.querySelector("
-            "'.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]')); }")
-STDERR = ("() => [...document.querySelectorAll("
-          "'.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]')]"
-          ".map(o => o.innerText.slice(-400))")
+            f" && (p.every(t => /\\d/.test(t)) || !!document.querySelector('{STDERR_OUTPUT}')); }}")
+STDERR = f"() => [...document.querySelectorAll('{STDERR_OUTPUT}')].map(o => o.innerText.slice(-400))"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -27,12 +27,17 @@ print(json.dumps({{g.mode: [g.output_gap, g.gradient_gap] for g in gaps}}))
 """
 
 
-def first_step_gaps(k, b, seed=0):
+def child_json(code, timeout):
+    """Run ``code`` in a child Python (a fresh MXNet engine) and read the JSON it prints last."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", FIRST_STEP.format(k=k, b=b, seed=seed)],
-                          capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def first_step_gaps(k, b, seed=0):
+    return child_json(FIRST_STEP.format(k=k, b=b, seed=seed), timeout=120)
 
 
 @pytest.mark.parametrize("k, b", [(1, 16), (2, 2), (2, 16), (4, 4)])
@@ -98,10 +103,6 @@ print(json.dumps({m: curve_gap(runs[m], runs["whole"], 5) for m in ("sync", "gho
 
 
 def test_sync_training_follows_the_whole_batch_step_by_step_and_ghost_does_not():
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", CURVES], capture_output=True, text=True,
-                          timeout=180, env=env, cwd=ROOT)
-    assert done.returncode == 0, done.stderr[-2000:]
-    gaps = json.loads(done.stdout.strip().splitlines()[-1])
+    gaps = child_json(CURVES, timeout=180)
     assert gaps["steps"] == 5
     assert gaps["sync"] < 1e-3 and gaps["ghost"] > 5 * gaps["sync"] and gaps["ghost"] > 1e-3, gaps
