@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tutorial.lab import lab_command, trust_notebooks
-from tutorial.lab_settings import write_overrides
+from tutorial.lab_settings import PRESENTING, write_overrides
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -93,9 +93,9 @@ def free_port():
         return s.getsockname()[1]
 
 
-def _write_settings(folder):
-    for plugin, values in LAB_SETTINGS.items():
-        path = folder / f"{plugin}.jupyterlab-settings"
+def _write_settings(folder, settings):
+    for plugin, values in {**LAB_SETTINGS, **settings}.items():
+        path = folder / f"{plugin.replace(':', '/')}.jupyterlab-settings"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values))
 
@@ -114,17 +114,23 @@ def _wait_for_server(url, proc, timeout=90):
 
 
 @contextlib.contextmanager
-def jupyterlab(root, scratch, trust=False):
+def jupyterlab(root, scratch, trust=False, presenting=False, settings=None):
     """Serve ``root`` on 127.0.0.1 in fast mode; yields ``url(path)`` with the token in it.
 
-    ``scratch`` holds the server's runtime files, its settings (:data:`LAB_SETTINGS` and
-    the course's overrides, :mod:`tutorial.lab_settings`) and its log; the server and every kernel it started are stopped on the way out. With
-    ``trust`` the notebooks in ``root`` are signed as ``make lab`` signs the course's,
-    with a notary kept in ``scratch``.
+    ``scratch`` holds the server's runtime files, its settings (:data:`LAB_SETTINGS` with
+    ``settings``, user settings by plugin id, which RISE's slideshow reads too; the course's
+    overrides, :mod:`tutorial.lab_settings`) and its log; the server and every kernel it
+    started are stopped on the way out. With ``trust`` the notebooks in ``root`` are signed
+    as ``make lab`` signs the course's, with a notary kept in ``scratch``. ``presenting``
+    sets the server up as ``make slides`` does: the notebook view's JupyterLab gets
+    :data:`~tutorial.lab_settings.PRESENTING`, and the course's overrides are written where
+    RISE's app reads them, the environment's settings folder (the file ``make lab`` writes).
     """
     port, token = free_port(), secrets.token_hex(16)
-    _write_settings(scratch / "settings")
-    write_overrides(scratch / "app-settings")
+    _write_settings(scratch / "settings", settings or {})
+    write_overrides(scratch / "app-settings", PRESENTING if presenting else None)
+    if presenting:
+        write_overrides()
     (scratch / "trust").mkdir(exist_ok=True)   # the server's notary writes its secret there
     if trust:
         trust_notebooks(root, trust_dir=scratch / "trust")

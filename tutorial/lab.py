@@ -20,14 +20,17 @@ True
 It also writes the course's JupyterLab settings into the environment
 (:mod:`tutorial.lab_settings`: widget state saved with the notebook, no news prompt) and
 serves the notebooks through :mod:`tutorial.widget_frames`, which keeps each widget's saved
-frame when a notebook is saved without running it.
+frame when a notebook is saved without running it. For the deck, the notebook view does not
+autosave (:data:`tutorial.lab_settings.PRESENTING`): the slideshow beside it is the one
+writer while presenting.
 """
 
 import os
 import sys
 from pathlib import Path
 
-from tutorial.lab_settings import write_overrides
+from tutorial.lab_settings import (APP_SETTINGS_DIR, PRESENTING, PRESENTING_SETTINGS_DIR,
+                                   write_overrides)
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -89,11 +92,15 @@ def trust_notebooks(folder, trust_dir=TRUST_DIR):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    folder = SLIDES if argv[:1] == ["slides"] else NOTEBOOKS
+    presenting = argv[:1] == ["slides"]
+    folder = SLIDES if presenting else NOTEBOOKS
     cmd = lab_command(folder, open_browser=os.environ.get("DISPLAY") is not None
-                      or sys.platform in ("darwin", "win32"))
+                      or sys.platform in ("darwin", "win32"),
+                      app_settings_dir=PRESENTING_SETTINGS_DIR if presenting else None)
     trust_notebooks(folder)
-    write_overrides()
+    write_overrides(APP_SETTINGS_DIR)                    # JupyterLab's, and RISE's
+    if presenting:                                       # one writer while presenting
+        write_overrides(PRESENTING_SETTINGS_DIR, PRESENTING)
     print("Starting JupyterLab on 127.0.0.1; open the URL with the token printed below.",
           flush=True)
     os.execv(cmd[0], cmd)

@@ -16,9 +16,19 @@ JupyterLab's Settings menu.
   were stored) is mended on the server side by :mod:`tutorial.widget_frames`.
 - No news prompt ("Would you like to receive official Jupyter news?") over the slides, and
   no check for JupyterLab updates: the course pins its versions.
+- **Presenting** (``make slides``, :data:`PRESENTING`): the notebook view does not autosave.
+  RISE's slideshow is a second JupyterLab core in an iframe with its own copy of the deck;
+  both autosave every two minutes, so after two minutes of a talk the notebook view (made
+  dirty on opening by the widget manager) wrote the deck, and the slideshow's next save
+  met "File Changed ... overwrite or revert?" mid-talk (jupyterlab-contrib/rise#68). With
+  one writer, the slideshow keeps its autosave and its Ctrl+S; the notebook view saves on
+  Ctrl+S only. RISE reads :data:`APP_SETTINGS_DIR` (it has no option for another), so the
+  notebook view's JupyterLab gets :data:`PRESENTING_SETTINGS_DIR`.
 
 >>> OVERRIDES[WIDGETS]["saveState"], OVERRIDES[NOTIFICATIONS]["fetchNews"]
 (True, 'false')
+>>> PRESENTING[DOCUMENTS], PRESENTING[WIDGETS] == OVERRIDES[WIDGETS]
+({'autosave': False}, True)
 """
 
 import json
@@ -27,23 +37,29 @@ from pathlib import Path
 
 WIDGETS = "@jupyter-widgets/jupyterlab-manager:plugin"
 NOTIFICATIONS = "@jupyterlab/apputils-extension:notification"
+DOCUMENTS = "@jupyterlab/docmanager-extension:plugin"
 OVERRIDES = {
     WIDGETS: {"saveState": True},
     NOTIFICATIONS: {"fetchNews": "false", "checkForUpdates": False},
 }
-# JupyterLab's application settings directory in this environment (LabApp.app_settings_dir).
+PRESENTING = {**OVERRIDES, DOCUMENTS: {"autosave": False}}    # the deck's notebook view
+# JupyterLab's application settings directory in this environment (LabApp.app_settings_dir),
+# which RISE's app reads too, and the one the presenting JupyterLab gets instead.
 APP_SETTINGS_DIR = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings"
+PRESENTING_SETTINGS_DIR = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings-presenting"
 FILE_NAME = "mxnet-course.json"
 
 
-def write_overrides(app_settings_dir=APP_SETTINGS_DIR):
-    """Write :data:`OVERRIDES` to ``app_settings_dir/overrides.d/``; returns the file's path.
+def write_overrides(app_settings_dir=APP_SETTINGS_DIR, overrides=None):
+    """Write ``overrides`` (default :data:`OVERRIDES`) to ``app_settings_dir/overrides.d/``;
+    returns the file's path.
 
     A file of its own in ``overrides.d`` (not ``overrides.json``, which belongs to the
     user), rewritten only when its content differs.
     """
     path = Path(app_settings_dir) / "overrides.d" / FILE_NAME
-    text = json.dumps(OVERRIDES, indent=2, sort_keys=True) + "\n"
+    overrides = OVERRIDES if overrides is None else overrides
+    text = json.dumps(overrides, indent=2, sort_keys=True) + "\n"
     if not path.exists() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)

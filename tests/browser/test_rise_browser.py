@@ -60,7 +60,7 @@ def presentation(tmp_path_factory):
     deck = cleared_copy(DECK, root)
     shutil.copy(STYLE, root / STYLE.name)
     console = []
-    with jupyterlab(root, scratch) as url:
+    with jupyterlab(root, scratch, presenting=True) as url:
         with chromium_page(executable, "rise_last_slide.png", PROJECTOR) as page:
             page.on("console", lambda message: console.append(message.text))
             page.goto(url(deck.name), timeout=60_000)
@@ -149,27 +149,38 @@ def test_the_straggler_slider_redraws_the_schedules(presentation):
     _screenshot(page, "straggler")
 
 
-def _memory_totals(frame):
-    return frame.evaluate("(slide) => [...document.querySelectorAll(slide + ' .memory-chart "
-                          ".memory-total')].map(t => t.textContent)", SLIDE)
+def _memory_shown(frame):
+    """The totals above the memory bars and the sentence beside them, as drawn."""
+    return frame.evaluate(
+        "(slide) => [[...document.querySelectorAll(slide + ' .memory-chart .memory-total')]"
+        ".map(t => t.textContent), document.querySelector(slide + ' .memory-readout')"
+        "?.innerText ?? '']", SLIDE)
+
+
+# Each click, and what the sentence beside the bars says once the kernel has redrawn them.
+MEMORY_CLICKS = (("devices", "8", "8 × 1 = 8 devices"), ("tensor", "2", "8 × 2 = 16 devices"),
+                 ("recompute", "on", "recomputed segments"), ("precision", "mixed", "Mixed:"))
 
 
 def test_the_memory_bars_follow_their_controls_and_the_run_measures_the_count(presentation):
     page, frame, _ = presentation
     output = _run_demo(presentation, "what one device holds", ".memory-devices")
     _screenshot(page, "memory_before")
-    seen = [_memory_totals(frame)]
-    assert len(seen[0]) == 4, seen                 # data parallel, ZeRO-1, 2, 3
-    for control, label in (("devices", "8"), ("tensor", "2"), ("recompute", "on"),
-                           ("precision", "mixed")):
+    seen = [_memory_shown(frame)]
+    assert len(seen[0][0]) == 4, seen              # data parallel, ZeRO-1, 2, 3
+    for control, label, says in MEMORY_CLICKS:
         output.locator(f".memory-{control}").get_by_role("button", name=label, exact=True) \
             .click()                               # a real click: it lies on the screen
-        frame.wait_for_function(
-            "([slide, before]) => JSON.stringify([...document.querySelectorAll(slide + "
-            "' .memory-chart .memory-total')].map(t => t.textContent)) !== before",
-            arg=[SLIDE, json.dumps(seen[-1])], timeout=30_000)
-        seen.append(_memory_totals(frame))
-    assert "8 × 2 = 16 devices" in output.locator(".memory-readout").inner_text()
+        try:                                       # the bars and the sentence both redrawn
+            frame.wait_for_function(
+                "([slide, totals, says]) => JSON.stringify([...document.querySelectorAll("
+                "slide + ' .memory-chart .memory-total')].map(t => t.textContent)) !== totals"
+                " && (document.querySelector(slide + ' .memory-readout')?.innerText ?? '')"
+                ".includes(says)", arg=[SLIDE, json.dumps(seen[-1][0]), says], timeout=30_000)
+        finally:
+            seen.append(_memory_shown(frame))
+            _screenshot(page, f"memory_{control}")
+    assert all(says in seen[-1][1] for _, _, says in MEMORY_CLICKS[1:]), seen   # all at once
     _screenshot(page, "memory_after")
     output.get_by_role("button", name=re.compile("ZeRO-1 steps")).click()
     frame.wait_for_function(

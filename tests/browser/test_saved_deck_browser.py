@@ -7,7 +7,8 @@ in headless Chromium at a projector's 1280x720, Run All, saved; the kernel is sh
 the deck reopened, as the next morning: no widget may show "Error displaying widget: model
 not found" or its ``VBox(children=...)`` text. Then the deck is presented (RISE), every
 demo run on its slide and screenshotted after its run (``artifacts/deck_<name>.png``), and
-the deck saved from inside the slideshow (Ctrl+S mid-talk: its frames kept too). Finally
+the deck saved from inside the slideshow (Ctrl+S mid-talk: its frames kept too, and no
+"File Changed" dialog, with autosave every 15 s so the talk outlasts several). Finally
 that file is exported as ``make slides-html`` does and the page opened with no network:
 every saved widget drawn, no ``VBox(children`` text.
 
@@ -28,12 +29,18 @@ from jupyter_browser import (ARTIFACTS, FLAGS, TEXT_FORMS, chromium_executable,
 from rise_browser import SLIDE, go_to_slide, present, run_code_on_slide
 from tutorial.deck import assets, export
 from tutorial.lab import SLIDES
+from tutorial.lab_settings import DOCUMENTS
 from tutorial.widget_frames import shown_models, widget_state
 
 DECK = SLIDES / "workshop.ipynb"
 STYLE = SLIDES / "workshop.css"
 PROJECTOR = (1280, 720)
 MISSING = "model not found"
+# Autosave every 15 s instead of 120, so the presentation below outlasts several autosaves:
+# the notebook view's autosave used to write the deck under the slideshow, whose next save
+# then asked "File Changed ... overwrite or revert?" mid-talk.
+AUTOSAVE = {DOCUMENTS: {"autosaveInterval": 15}}
+DIALOGS = "() => [...document.querySelectorAll('.jp-Dialog')].map(d => d.innerText)"
 PROMPTS = "[...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].map(p => p.innerText)"
 STDERR_OUTPUT = ".jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]"
 # Run All has started: a cell is queued or running ([*]). Waited for first: the committed
@@ -169,6 +176,7 @@ class Saved:
     stderr: list
     after_run_all: dict       # the file as saved after Run All
     saved_in_rise: object     # the file as saved from inside the slideshow, or None
+    dialogs: list             # the dialogs open after that save, in the page and the slideshow
 
 
 def _exported_page_problems(executable, page_path):
@@ -202,7 +210,7 @@ def saved_deck(tmp_path_factory):
     deck = root / DECK.name
     shutil.copy(DECK, deck)
     shutil.copy(STYLE, root / STYLE.name)
-    with jupyterlab(root, scratch, trust=True) as url:
+    with jupyterlab(root, scratch, trust=True, presenting=True, settings=AUTOSAVE) as url:
         with chromium_page(executable, "deck_reopened.png", PROJECTOR) as page:
             _open(page, url(deck.name))
             dirty_on_open = page.locator(".lm-TabBar-tab.jp-mod-dirty").count()
@@ -214,12 +222,13 @@ def saved_deck(tmp_path_factory):
             reopened = _widget_text_problems(page)
             heights, frame = _present_every_demo(page)
             saved_in_rise = _save_in_presentation(frame, deck)
+            dialogs = page.evaluate(DIALOGS) + frame.evaluate(DIALOGS)
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "deck_saved.json").write_text(json.dumps(
         {"dirty_on_open": dirty_on_open, "reopened": reopened, "heights": heights,
-         "unrun": unrun, "stderr": stderr}))
+         "unrun": unrun, "stderr": stderr, "dialogs": dialogs}))
     return Saved(deck, reopened, heights, executable, unrun, stderr, after_run_all,
-                 saved_in_rise)
+                 saved_in_rise, dialogs)
 
 
 def test_run_all_ran_every_code_cell(saved_deck):
@@ -235,9 +244,13 @@ def test_every_output_names_a_model_the_saved_deck_holds(saved_deck):
 
 def test_saving_inside_the_presentation_keeps_every_frame(saved_deck):
     nb = saved_deck.saved_in_rise
-    assert nb is not None, "Ctrl+S in the slideshow wrote nothing"
+    assert nb is not None, f"Ctrl+S in the slideshow wrote nothing; dialogs: {saved_deck.dialogs}"
     shown = shown_models(nb)
     assert len(shown) >= 9 and shown - set(widget_state(nb)) == set()
+
+
+def test_no_dialog_interrupts_the_talk(saved_deck):
+    assert saved_deck.dialogs == []
 
 
 def test_the_reopened_deck_shows_widgets_not_model_not_found(saved_deck):
