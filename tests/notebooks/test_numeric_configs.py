@@ -74,11 +74,17 @@ def test_each_configuration_changes_the_numerics():
         seen[name] = bits
 
 
-def test_make_test_runs_nbval_under_this_machines_alt():
-    first, second = make_nbval_lines("test")
-    assert "MXNET_MKLDNN_ENABLED" not in first
-    assert second.startswith("env " + " ".join(
-        f"{k}={v}" for k, v in arch.numeric_settings("alt").items()) + " "), second
+def test_make_test_runs_nbval_as_the_machine_is():
+    [line] = make_nbval_lines("test")
+    assert not line.startswith("env ") and "MXNET_MKLDNN_ENABLED" not in line, line
+
+
+def test_ci_runs_nbval_under_this_machines_alt():
+    [line] = make_nbval_lines("nbval-alt")
+    assert line.startswith("env " + " ".join(
+        f"{k}={v}" for k, v in arch.numeric_settings("alt").items()) + " "), line
+    ci = [row.split() for row in (ROOT / ".ci" / "run").read_text().splitlines()]
+    assert any(row[:1] == ["make"] and "nbval-alt" in row for row in ci)
 
 
 def test_make_test_numerics_runs_nbval_under_this_machines_third():
