@@ -35,3 +35,48 @@ def test_execute_refuses_to_overwrite_uncommitted_changes(tmp_path):
     before = path.read_text()
     assert execute(path) is False
     assert path.read_text() == before
+
+
+DEMO = '''import ipywidgets as w
+for _ in range(2):                    # a notebook may take `_` over: the cell's Out stays
+    pass
+from tutorial.viz.run_buttons import RunButtons
+
+class Demo(w.VBox):                   # the shape of the course's Start/Stop demos
+    def __init__(self, reports):
+        self.status = w.HTML("ready")
+        self.buttons = RunButtons("Go")
+        self.buttons.on_start(lambda: self.buttons.launch(
+            lambda stop: iter(reports), lambda r: None,
+            lambda status, message: setattr(self.status, "value", f"{status} {message}")))
+        super().__init__([self.buttons.start_button, self.status])
+
+Demo(REPORTS)'''
+
+
+def _executed_demo(tmp_path, reports, press=True):
+    cell = nbformat.v4.new_code_cell(DEMO.replace("REPORTS", reports))
+    if press:
+        cell.metadata["tutorial"] = {"press": True}
+    path = tmp_path / "demo.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell, nbformat.v4.new_code_cell("1 + 1")]),
+                   path)
+    execute(path, force=True, timeout=120)
+    nb = nbformat.read(path, as_version=4)
+    shown = [m["state"].get("value") for m in
+             nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+             .values() if m["model_name"] == "HTMLModel"]
+    return [c.execution_count for c in nb.cells], shown
+
+
+def test_execute_stores_a_pressed_demos_frame_after_its_run(tmp_path):
+    assert _executed_demo(tmp_path, "[1, 2]") == ([1, 2], ["finished "])
+    assert _executed_demo(tmp_path, "[1, 2]", press=False) == ([1, 2], ["ready"])
+
+
+def test_execute_stops_on_a_pressed_demo_whose_run_fails(tmp_path):
+    import pytest
+    from nbclient.exceptions import CellExecutionError
+
+    with pytest.raises(CellExecutionError, match="the run failed"):
+        _executed_demo(tmp_path, "(1 / x for x in (1, 0))")

@@ -11,7 +11,10 @@ slide type of the cell (used by ``slides/``).
 ``execute`` runs each notebook top to bottom in a fresh kernel in ``notebooks/`` and
 stores the outputs: these are the outputs nbval compares (tests/README.md says why).
 It refuses to overwrite a notebook that has changes git has not committed, so nothing
-a learner wrote is lost; ``--force`` overrides that.
+a learner wrote is lost; ``--force`` overrides that. A demo cell whose metadata holds
+``"tutorial": {"press": true}`` gets its Start pressed once it has run, and the run waited
+for (:func:`tutorial.viz.run_buttons.press`, unseen and unnumbered), so the frame stored
+with the notebook shows a finished run, not a "ready" widget.
 """
 
 import argparse
@@ -45,6 +48,30 @@ def _has_uncommitted_changes(path):
         not done.stdout.startswith("??")
 
 
+PRESS_CODE = "from tutorial.viz.run_buttons import press\npress(Out[{count}])"
+
+
+def presses(cell):
+    """Whether ``execute`` presses the Start of the demo this cell shows."""
+    return bool(cell.metadata.get("tutorial", {}).get("press"))
+
+
+def _press_after(client):
+    """An ``on_cell_executed`` hook: for a cell that :func:`presses`, run
+    :data:`PRESS_CODE` in the kernel as a cell nobody sees (``Out[n]`` is the demo the cell
+    showed; not ``_``, which a notebook's ``for _ in ...`` takes over). Its widget messages reach the client, so the state stored is the run's end. A
+    cell that failed is not pressed: nbclient reports its error."""
+    import nbformat
+
+    async def hook(cell, cell_index, execute_reply):
+        if presses(cell) and execute_reply["content"]["status"] == "ok":   # else nbclient
+            code = PRESS_CODE.format(count=execute_reply["content"]["execution_count"])
+            await client.async_execute_cell(nbformat.v4.new_code_cell(code), cell_index,
+                                            store_history=False)
+            client.code_cells_executed -= 1      # the stored counts stay 1, 2, 3, ...
+    return hook
+
+
 def execute(path, timeout=1800, force=False):
     import nbformat
     from nbclient import NotebookClient
@@ -54,8 +81,10 @@ def execute(path, timeout=1800, force=False):
         print(f"skipped {path}: it has uncommitted changes (commit them, or pass --force)")
         return False
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
+    client.on_cell_executed = _press_after(client)
+    client.execute()
     nbformat.write(nb, path)
     print(f"executed {path}")
     return True

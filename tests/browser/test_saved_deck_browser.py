@@ -85,6 +85,8 @@ DEMOS = (
     Demo("horovod", "Horovod's ring", ".cluster-start button, button.cluster-start",
          ".cluster-start button, button.cluster-start",
          _text(".cluster-status", "done in|failed after")),
+    Demo("memory", "what one device holds", "button.memory-run-start",
+         "button.memory-run-start", _text(".memory-run-status", "finished|failed")),
 )
 
 

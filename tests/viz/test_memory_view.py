@@ -121,6 +121,14 @@ def test_a_real_zero1_run_holds_and_sends_the_counted_bytes(model):
     wrong = runs[-1]._replace(devices=(runs[-1].devices[0]._replace(sent=1),)
                               + runs[-1].devices[1:])
     assert ": False" in mr.compare_html(wrong, model.zero1[4])
+    last, counted = runs[-1], model.zero1[4]
+    shown = {tuple(f"{n / 1e3:,.1f}" for n in f) for f in last.devices}    # rows as read
+    assert mr.compare_html(last, counted).count("<tr>") == 1 + len(shown)
+    even = mr.compare_html(last._replace(devices=last.devices[:1] * 4), counted[:1] * 4)
+    assert even.count("<tr>") == 2 and ">0–3</td>" in even          # one row for 4 devices
+    uneven = mr.compare_html(last._replace(devices=(last.devices[1],) + last.devices[:1] * 3),
+                             counted[:1] * 4)
+    assert uneven.count("<tr>") == 3 and ">0</td>" in uneven and ">1–3</td>" in uneven
 
 
 def test_the_controls_look_settings_up_and_never_count(model, monkeypatch):
@@ -147,7 +155,8 @@ def test_the_run_button_trains_and_shows_measured_beside_counted(model):
     assert view.buttons.run.join(WAIT_S), "the ZeRO-1 run did not end"
     assert "finished" in view.status.value
     assert "measured = counted on every device (kB): True" in view.table.value
-    assert view.table.value.count("<tr>") == 1 + 2                  # header, two devices
+    devices = len({tuple(round(n / 100) for n in f) for f in model.zero1[2]})  # as read
+    assert view.table.value.count("<tr>") == 1 + devices
 
 
 def test_the_view_fits_a_projector_in_large_type(model):

@@ -11,6 +11,8 @@ view puts it next to the count of :mod:`tutorial.viz.memory_model`
 >>> f = Footprint(100, 100, 50, 20, 30)
 >>> Measured(1, 0.5, (f,)).equal((f,))
 True
+>>> devices_label([0, 1, 2, 3]), devices_label([0, 2]), devices_label([5])
+('0–3', '0, 2', '5')
 """
 
 from typing import NamedTuple, Tuple
@@ -69,22 +71,34 @@ def _kb(n):
     return f"{n / 1e3:,.1f}"
 
 
+def devices_label(devices):
+    """``[0, 1, 2, 3]`` -> ``'0–3'``; devices not in one run of numbers are listed."""
+    if len(devices) > 2 and list(devices) == list(range(devices[0], devices[-1] + 1)):
+        return f"{devices[0]}–{devices[-1]}"
+    return ", ".join(map(str, devices))
+
+
 def compare_html(measured, counted, size=18):
-    """A table: per device, measured / counted kB of each kind and of the bytes sent."""
-    head = "".join(f"<th style='padding:0 8px'>{h}</th>" for h in
-                   ("device", "weights", "gradients", "Adam state", "activations", "sent"))
-    rows = []
+    """A table: measured / counted kB of each kind and of the bytes sent, one row per group
+    of devices whose row reads the same (ZeRO's shards differ by a few bytes: one row of K
+    devices, which fits the slide's side panel at K = 8). The verdict above it compares
+    every device's bytes exactly."""
+    head = "".join(f"<th style='padding:0 6px'>{h}</th>" for h in
+                   ("devices", "weights", "gradients", "Adam state", "activations", "sent"))
+    groups = {}                                  # a row's cells as shown -> its devices
     for d, (m, c) in enumerate(zip(measured.devices, counted)):
         cells = "".join(
-            f"<td style='padding:0 8px;text-align:right;color:{'#222' if a == b else '#b30000'}'>"
+            f"<td style='padding:0 6px;text-align:right;color:{'#222' if a == b else '#b30000'}'>"
             f"{_kb(a)}{'' if a == b else ' ≠ ' + _kb(b)}</td>" for a, b in zip(m, c))
-        rows.append(f"<tr><td style='text-align:center'>{d}</td>{cells}</tr>")
+        groups.setdefault(cells, []).append(d)
+    rows = [f"<tr><td style='text-align:center'>{devices_label(devices)}</td>{cells}</tr>"
+            for cells, devices in groups.items()]
     same = measured.equal(counted)
     verdict = ("measured = counted on every device (kB)" if same else
                "measured ≠ counted (red: measured ≠ counted kB)")
     return (f"<div class='memory-run-table' style='font:{size}px sans-serif'>"
             f"<div>step {measured.step}: loss {measured.loss:.3f}; {verdict}: {same}</div>"
-            # eight devices' rows would run off a 720 px slide: the table scrolls instead
+            # devices that differ get rows of their own: past four rows the table scrolls
             f"<div style='max-height:140px;overflow-y:auto'>"
             f"<table style='border-collapse:collapse'><tr>{head}</tr>{''.join(rows)}"
             f"</table></div></div>")

@@ -6,7 +6,9 @@ Start (its label is the widget's: Run, Measure, Start cluster) calls the widget'
 :class:`~tutorial.parallel.live.BackgroundRun` with Start disabled and Stop enabled. Stop
 asks the run to end after its current step and disables itself. When the run ends, the
 widget's ``on_finish`` draws the outcome and the buttons come back (Start on, Stop off).
-A run at a time: ``launch`` while one runs returns that run.
+A run at a time: ``launch`` while one runs returns that run. :func:`press` presses Start
+and waits for the run: how ``python -m tutorial.notebooks execute`` stores a demo's frame
+after a real run instead of before it.
 
 >>> buttons = RunButtons("Measure")
 >>> run = buttons.launch(lambda stop: iter([1, 2]), lambda report: None)
@@ -64,3 +66,21 @@ class RunButtons:
         if self.run is not None:
             self.run.stop()
             self.stop_button.disabled = True
+
+
+def press(view, timeout_s=600):
+    """Press ``view.buttons``' Start (as a click does) and wait until its run ends; raises
+    unless it finished, so a failed or endless run is never stored as the demo's frame."""
+    buttons = view.buttons
+    buttons.start_button.click()
+    run = buttons.run
+    if run is None:
+        raise RuntimeError(f"pressing {buttons.start_button.description!r} started no run")
+    if not run.join(timeout_s):
+        buttons.stop()
+        run.join(60)
+        raise TimeoutError(f"{buttons.start_button.description!r}: the run did not end "
+                           f"within {timeout_s} s; stopped")
+    if run.status != "finished":
+        raise RuntimeError(f"{buttons.start_button.description!r}: the run {run.status}")
+    return run
