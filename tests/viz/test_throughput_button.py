@@ -34,6 +34,14 @@ def test_each_row_is_measured_once_and_the_efficiency_is_against_one_device():
     assert demo.chart.value.count("<rect") == 2 * len(ROWS)
 
 
+def test_on_cpu_contexts_the_verdict_follows_the_measured_ratio():
+    slower = ROWS[:1] + [(k, Measurement(m.images, m.seconds * k * 2)) for k, m in ROWS[1:]]
+    assert "2.00x" in tb.verdict_text(ROWS, on_gpus=False)
+    assert "the gain is the cores kept busier" in tb.verdict_text(ROWS, on_gpus=False)
+    said = tb.verdict_text(slower, on_gpus=False)
+    assert "gain" not in said and "the cost of splitting the batch" in said, said
+
+
 def test_on_gpus_the_verdict_is_a_speed_up():
     assert tb.verdict_text(ROWS, on_gpus=True) == "4 GPUs process 2.00x the images per second of one."
     assert "sharing this machine's cores" in tb.plan_text(tb.Plan(), on_gpus=False)

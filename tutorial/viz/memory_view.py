@@ -181,8 +181,9 @@ def memory_view(model, devices=4, tensor=1, recompute=False, precision="float32"
             with table.hold_sync():
                 table.value = compare_html(measured, counted)
 
-        def finish(outcome, message):
-            status.value = _line(f"{outcome}{': ' + message if message else ''}",
+        def finish(outcome, message):                # what ran: Run ignores T and precision
+            status.value = _line(f"{outcome} (K = {k}, T = 1, float32)"
+                                 f"{': ' + message if message else ''}",
                                  "green" if outcome == "finished" else "#b30000")
 
         return buttons.launch(lambda stop: zero1_reports(model.widths, model.batch,

@@ -69,9 +69,10 @@ def verdict_text(rows, on_gpus):
     gain = last.images_per_s / first.images_per_s
     if on_gpus:
         return f"{k} GPUs process {gain:.2f}x the images per second of one."
+    why = ("the gain is the cores kept busier" if gain > 1 else
+           "what they add is the cost of splitting the batch and summing the gradients")
     return (f"{k} CPU contexts process {gain:.2f}x the images per second of one: they share "
-            f"this machine's cores, so they add no compute; a gain is the cores kept busier "
-            f"(notebook 11, section 4).")
+            f"this machine's cores, so they add no compute; {why} (notebook 11, section 4).")
 
 
 def bars_svg(rows, width=420, height=150):
