@@ -24,7 +24,7 @@ dist_sync: 1 scheduler + 2 servers + 2 workers = 5 processes on 127.0.0.1,
 >>> print(running_text(Plan("dist_sync", steps=20, deadline_s=60), [7, 6], 3.24))
 running for 3.2 s of 60 s: worker 0 at step 7/20, worker 1 at step 6/20
 >>> print(plan_text(Plan("horovod", steps=20, deadline_s=60)))  # doctest: +NORMALIZE_WHITESPACE
-horovod: 2 ranks = 2 processes on 127.0.0.1 summing gradients over Gloo's ring,
+horovod: 2 ranks = 2 processes on 127.0.0.1 averaging gradients over Gloo's ring,
 20 steps per worker; deadline 60 s, then every process is stopped.
 """
 
@@ -67,7 +67,7 @@ class Stopped(Exception):
 def plan_text(plan):
     crash = f" Worker 1 will fail after step {CRASH_AFTER}." if plan.crash else ""
     if plan.kvstore == "horovod":
-        return (f"horovod: {WORKERS} ranks = {WORKERS} processes on 127.0.0.1 summing gradients "
+        return (f"horovod: {WORKERS} ranks = {WORKERS} processes on 127.0.0.1 averaging gradients "
                 f"over Gloo's ring, {plan.steps} steps per worker; deadline "
                 f"{plan.deadline_s:g} s, then every process is stopped.{crash}")
     return (f"{plan.kvstore}: 1 scheduler + {SERVERS} servers + {WORKERS} workers = "
