@@ -8,7 +8,7 @@ the deck reopened, as the next morning: no widget may show "Error displaying wid
 not found" or its ``VBox(children=...)`` text. Then the deck is presented (RISE), every
 demo run on its slide and screenshotted after its run (``artifacts/deck_<name>.png``), and
 the deck saved from inside the slideshow (Ctrl+S mid-talk: its frames kept too, and no
-"File Changed" dialog, with autosave every 15 s so the talk outlasts several). Finally
+"File Changed" dialog, with autosave every 45 s so the talk outlasts several). Finally
 that file is exported as ``make slides-html`` does and the page opened with no network:
 every saved widget drawn, no ``VBox(children`` text.
 
@@ -36,10 +36,10 @@ DECK = SLIDES / "workshop.ipynb"
 STYLE = SLIDES / "workshop.css"
 PROJECTOR = (1280, 720)
 MISSING = "model not found"
-# Autosave every 15 s instead of 120, so the presentation below outlasts several autosaves:
+# Autosave every 45 s instead of 120, so the presentation below outlasts several autosaves:
 # the notebook view's autosave used to write the deck under the slideshow, whose next save
 # then asked "File Changed ... overwrite or revert?" mid-talk.
-AUTOSAVE = {DOCUMENTS: {"autosaveInterval": 15}}
+AUTOSAVE = {DOCUMENTS: {"autosaveInterval": 45}}
 DIALOGS = "() => [...document.querySelectorAll('.jp-Dialog')].map(d => d.innerText)"
 PROMPTS = "[...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')].map(p => p.innerText)"
 STDERR_OUTPUT = ".jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.stderr\"]"

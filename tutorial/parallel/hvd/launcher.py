@@ -24,13 +24,16 @@ from pathlib import Path
 from typing import Optional, Tuple
 
 from tutorial.parallel.ps.cluster import REPO_ROOT, _start, supervise
+from tutorial.parallel.ps.diagnosis import HOST_LOST
 from tutorial.parallel.ps.ports import HOST, claimed_port
 from tutorial.parallel.ps.rundir import run_directory
 from tutorial.validate import check_count, check_range
 
 # Lines a rank prints when ANOTHER rank died: never the first cause of a failure.
 _AFTERMATH = ("Horovod has been shut down", "HorovodInternalError", "Connection closed by peer",
-              "Connection reset", "Broken pipe", "gloo")
+              "Connection reset", "Broken pipe", "gloo",
+              # a rank whose peer died can abort in Gloo's threads (SIGABRT) with only this
+              "terminate called without an active exception")
 CAUSE_GRACE = 3.0      # seconds to wait for the rank that caused a failure to exit too
 
 
@@ -104,15 +107,21 @@ def _aftermath(node):
     return any(word in line for line in tail for word in _AFTERMATH)
 
 
+def _lost_host(node):
+    return getattr(node, "host", None) is not None and node.popen.returncode in HOST_LOST
+
+
 def _culprit(nodes, grace=CAUSE_GRACE):
     """The failed rank that failed of its own accord, not because another one died.
 
     When a rank crashes, the others fail in their next allreduce, often first: wait up
-    to ``grace`` seconds for a failed rank whose log does not just report that."""
+    to ``grace`` seconds for a failed rank whose log does not just report that. A rank on
+    another host that was killed or lost its connection (its host is down) comes first."""
     deadline = time.monotonic() + grace
     while True:
         failed = [n for n in nodes if n.popen.poll() not in (None, 0)]
-        causes = [n for n in failed if not _aftermath(n)]
+        causes = ([n for n in failed if _lost_host(n)]
+                  or [n for n in failed if not _aftermath(n)])
         if causes or time.monotonic() > deadline:
             return (causes or failed)[0]
         time.sleep(0.05)

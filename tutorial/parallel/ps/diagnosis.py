@@ -16,7 +16,7 @@ import signal
 _STEP = re.compile(r"^step (\d+)\b", re.MULTILINE)
 # How a process on another host ends when the host, not the process, failed: killed
 # (power off, out of memory), hung up on, or ssh's own code for a lost connection.
-_HOST_LOST = (-signal.SIGKILL, -signal.SIGHUP, 255)
+HOST_LOST = (-signal.SIGKILL, -signal.SIGHUP, 255)
 
 
 def last_step(log):
@@ -68,7 +68,7 @@ def failure_message(node, others, run_dir):
     steps = _STEP.findall(text)
     when = f"after step {steps[-1]}" if steps else "before finishing its first step"
     when = "while the workers ran" if node.role in ("scheduler", "server") else when
-    if getattr(node, "host", None) is not None and node.popen.returncode in _HOST_LOST:
+    if getattr(node, "host", None) is not None and node.popen.returncode in HOST_LOST:
         return _lost_host_message(node, others, when, run_dir)
     stopped = ", ".join(n.name for n in others) or "none"
     hint = ""
