@@ -38,3 +38,10 @@ def test_an_abort_after_a_peer_died_is_aftermath_and_a_real_error_is_the_cause()
     crashed = FakeRank("rank 1", 1, "step 2\nValueError: the learning rate diverged\n")
     assert _culprit([aborted, crashed], grace=0.0) is crashed
     assert _culprit([aborted], grace=0.0) is aborted           # alone, it is all there is
+
+
+def test_a_rank_that_crashed_on_its_own_is_the_cause_whatever_followed():
+    waiting = FakeRank("rank 0", 1, "step 1\nMXNetError: Horovod has been shut down.\n")
+    crashed = FakeRank("rank 1", -signal.SIGSEGV,
+                       "Segmentation fault: 11\n\nterminate called without an active exception\n")
+    assert _culprit([waiting, crashed], grace=0.0) is crashed
