@@ -1,7 +1,6 @@
 """Every committed notebook was executed top to bottom, so nbval has outputs to compare, and
 stored its Start/Stop demos after a finished run."""
 
-import json
 import re
 from pathlib import Path
 
@@ -9,6 +8,7 @@ import nbformat
 import pytest
 
 from tutorial.notebooks import execution_problems
+from tutorial.widget_frames import _references   # the children a model names
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -47,7 +47,7 @@ def _tree_texts(state, model_id):
         model = state[mid]
         found.append((model["model_name"], str(model["state"].get("description", "")) + " "
                       + str(model["state"].get("value", ""))))
-        todo.extend(re.findall(r"IPY_MODEL_([0-9a-f]+)", json.dumps(model["state"])))
+        todo.extend(_references(model))
     return found
 
 
