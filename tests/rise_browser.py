@@ -89,3 +89,39 @@ def wait_for_widget_or_text(frame, widget, timeout_ms=180_000):
     """Wait until the output of the slide's code cell shows ``widget`` (a CSS selector) or
     a widget's text form, so a widget that cannot render fails at once."""
     frame.wait_for_function(SHOWN, arg=[SLIDE, widget, list(TEXT_FORMS)], timeout=timeout_ms)
+
+
+# Every piece of text the demo on screen shows, at the size the room sees it: CSS font size
+# times the zoom the deck's stylesheet applies (``currentCSSZoom``) for HTML, font size times
+# the SVG's scale on screen (``getScreenCTM``, which includes zoom) for SVG text. A bitmap
+# (a matplotlib figure) is listed as ``<img CLASSES>`` with its scale on screen (rendered over
+# natural height) instead: the code that drew it knows its text's size. Hidden text and
+# empty strings do not count.
+TEXT_SIZES = """(slide) => {
+  const out = [];
+  const visible = (el) => el.getClientRects().length > 0 &&
+                          getComputedStyle(el).visibility !== 'hidden';
+  for (const area of document.querySelectorAll(slide + ' .jp-OutputArea')) {
+    const walker = document.createTreeWalker(area, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent.trim();
+      const el = node.parentElement;
+      if (!text || !el || !visible(el)) continue;
+      const size = parseFloat(getComputedStyle(el).fontSize);
+      const m = el instanceof SVGElement ? el.getScreenCTM() : null;   // rotated text too
+      const scale = m ? Math.hypot(m.a, m.b) : (el.currentCSSZoom ?? 1);
+      out.push({text: text.slice(0, 40), px: Math.round(size * scale * 10) / 10});
+    }
+    for (const img of area.querySelectorAll('img')) {
+      if (!visible(img) || !img.naturalHeight) continue;
+      out.push({text: '<img ' + img.className + '>',
+                scale: img.getBoundingClientRect().height / img.naturalHeight});
+    }
+  }
+  return out;
+}"""
+
+
+def text_sizes(frame):
+    """[{text, px}] and [{text: '<img ...>', scale}] of the slide on screen (``TEXT_SIZES``)."""
+    return frame.evaluate(TEXT_SIZES, SLIDE)

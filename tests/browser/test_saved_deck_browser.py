@@ -6,7 +6,8 @@ signs it): a copy of ``slides/workshop.ipynb`` as committed, with its stylesheet
 in headless Chromium at a projector's 1280x720, Run All, saved; the kernel is shut down and
 the deck reopened, as the next morning: no widget may show "Error displaying widget: model
 not found" or its ``VBox(children=...)`` text. Then the deck is presented (RISE), every
-demo run on its slide and screenshotted after its run (``artifacts/deck_<name>.png``), and
+demo run on its slide and screenshotted after its run (``artifacts/deck_<name>.png``), its
+height and the rendered size of every text it shows measured (``artifacts/deck_saved.json``), and
 the deck saved from inside the slideshow (Ctrl+S mid-talk: its frames kept too, and no
 "File Changed" dialog, with autosave every 45 s so the talk outlasts several). Finally
 that file is exported as ``make slides-html`` does and the page opened with no network:
@@ -26,15 +27,20 @@ import pytest
 
 from jupyter_browser import (ARTIFACTS, FLAGS, TEXT_FORMS, chromium_executable,
                              chromium_page, jupyterlab, skip_or_fail)
-from rise_browser import SLIDE, go_to_slide, present, run_code_on_slide
+from rise_browser import SLIDE, go_to_slide, present, run_code_on_slide, text_sizes
 from tutorial.deck import assets, export
 from tutorial.lab import SLIDES
 from tutorial.lab_settings import DOCUMENTS
+from tutorial.viz import dashboard_curves
 from tutorial.widget_frames import shown_models, widget_state
 
 DECK = SLIDES / "workshop.ipynb"
 STYLE = SLIDES / "workshop.css"
 PROJECTOR = (1280, 720)
+SMALLEST_TEXT_PX = 18           # slide text is 24-36 px; a demo's labels at least this
+# A bitmap's text, by its class: the size the code that drew it gives its text at natural
+# size (the page reports the bitmap's scale on screen).
+BITMAP_TEXT_PX = {"dp-dashboard-figure": dashboard_curves.TEXT_PX}
 MISSING = "model not found"
 # Autosave every 45 s instead of 120, so the presentation below outlasts several autosaves:
 # the notebook view's autosave used to write the deck under the slideshow, whose next save
@@ -131,11 +137,24 @@ def _on_slide(selector):
     return ", ".join(f"{SLIDE} {part.strip()}" for part in selector.split(","))
 
 
+def _shown_text_px(sizes):
+    """[(px, text)] of one slide's texts as shown (see ``rise_browser.TEXT_SIZES``)."""
+    shown = []
+    for size in sizes:
+        if "scale" not in size:
+            shown.append((size["px"], size["text"]))
+            continue
+        known = [px for name, px in BITMAP_TEXT_PX.items() if name in size["text"].split()]
+        shown.append((round(known[0] * size["scale"], 1) if known else None, size["text"]))
+    return shown
+
+
 def _present_every_demo(page):
-    """Present the deck and run each demo on its slide; screenshots after each run."""
+    """Present the deck and run each demo on its slide; screenshots after each run.
+    Returns each slide's height and the size of every text it shows, then, and the frame."""
     frame = present(page)
     ARTIFACTS.mkdir(exist_ok=True)
-    shown = {}
+    shown, texts = {}, {}
     for demo in DEMOS:
         go_to_slide(frame, demo.title)
         run_code_on_slide(page, frame)
@@ -149,7 +168,8 @@ def _present_every_demo(page):
         page.screenshot(path=str(ARTIFACTS / f"deck_{demo.name}.png"))
         shown[demo.name] = frame.evaluate(
             "(slide) => document.querySelector(slide).scrollHeight", SLIDE)
-    return shown, frame
+        texts[demo.name] = _shown_text_px(text_sizes(frame))
+    return shown, texts, frame
 
 
 def _save_in_presentation(frame, deck):
@@ -173,6 +193,7 @@ class Saved:
     deck: object              # the deck's path, as last saved
     reopened: list            # what reopening showed instead of widgets
     heights: dict             # each demo slide's height after its run, px
+    texts: dict               # each demo slide's [(px, text)] after its run
     executable: str
     unrun: list               # code cells Run All did not run
     stderr: list
@@ -222,14 +243,16 @@ def saved_deck(tmp_path_factory):
             after_run_all = json.loads(deck.read_text())
             _open(page, url(deck.name))                 # the next morning
             reopened = _widget_text_problems(page)
-            heights, frame = _present_every_demo(page)
+            heights, texts, frame = _present_every_demo(page)
             saved_in_rise = _save_in_presentation(frame, deck)
             dialogs = page.evaluate(DIALOGS) + frame.evaluate(DIALOGS)
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / "deck_saved.json").write_text(json.dumps(
         {"dirty_on_open": dirty_on_open, "reopened": reopened, "heights": heights,
+         "smallest_text": {name: min((px for px, _ in shown if px is not None), default=None)
+                           for name, shown in texts.items()},
          "unrun": unrun, "stderr": stderr, "dialogs": dialogs}))
-    return Saved(deck, reopened, heights, executable, unrun, stderr, after_run_all,
+    return Saved(deck, reopened, heights, texts, executable, unrun, stderr, after_run_all,
                  saved_in_rise, dialogs)
 
 
@@ -261,6 +284,16 @@ def test_the_reopened_deck_shows_widgets_not_model_not_found(saved_deck):
 
 def test_every_demo_slide_fits_the_projector_after_its_run(saved_deck):
     assert {name: h for name, h in saved_deck.heights.items() if h > PROJECTOR[1]} == {}
+
+
+def test_every_demo_text_reads_from_the_back_of_the_room(saved_deck):
+    """Every text a demo shows after its run, as rendered (CSS zoom and SVG scale
+    included), is SMALLEST_TEXT_PX high or more; a bitmap of unknown text size fails."""
+    assert all(len(shown) >= 5 for shown in saved_deck.texts.values()), saved_deck.texts
+    small = {name: sorted({(px, text) for px, text in shown
+                           if px is None or px < SMALLEST_TEXT_PX}, key=str)
+             for name, shown in saved_deck.texts.items()}
+    assert {name: found for name, found in small.items() if found} == {}
 
 
 def test_slides_html_from_the_saved_deck_draws_every_widget(saved_deck, tmp_path):
