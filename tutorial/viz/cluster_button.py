@@ -29,13 +29,12 @@ horovod: 2 ranks = 2 processes on 127.0.0.1 averaging gradients over Gloo's ring
 """
 
 import dataclasses
-import html
 import threading
 import time
 
 import numpy as np
 
-from tutorial.viz.run_buttons import RunButtons
+from tutorial.viz.run_buttons import TEXT_PX, RunButtons, status_line
 
 
 WORKERS, SERVERS = 2, 2
@@ -107,30 +106,28 @@ def failed_text(message, elapsed):
             f"saved run.")
 
 
-def loss_svg(runs, width=420, height=150):
+def loss_svg(runs, width=560, height=210):
     """Each worker's loss per step, one polyline per rank (pure drawing)."""
     losses = [np.asarray(r.losses, dtype=float) for r in runs]
     top = max(float(np.max(v)) for v in losses) or 1.0
     steps = max(len(v) for v in losses)
+    left, bottom = 56, height - 2 * TEXT_PX - 16         # two lines of text below the plot
     marks = []
     for run, v, colour in zip(runs, losses, ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")):
-        x = 40 + np.arange(len(v)) / max(steps - 1, 1) * (width - 50)
-        y = 10 + (1 - v / top) * (height - 40)
+        x = left + np.arange(len(v)) / max(steps - 1, 1) * (width - left - 10)
+        y = 10 + (1 - v / top) * (bottom - 10)
         pts = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(x, y))
         marks.append(f"<polyline points='{pts}' fill='none' stroke='{colour}' stroke-width='2'>"
                      f"<title>rank {run.rank}</title></polyline>")
-    return (f"<svg width='{width}' height='{height}' font-family='sans-serif' font-size='12'>"
-            f"<rect x='40' y='10' width='{width - 50}' height='{height - 40}' fill='none' "
-            f"stroke='#999'/><text x='2' y='20'>{top:.2f}</text><text x='28' "
-            f"y='{height - 26}'>0</text><text x='40' y='{height - 12}'>step 1</text><text "
-            f"x='{width - 10}' y='{height - 12}' text-anchor='end'>step {steps}</text>"
-            f"{''.join(marks)}<text x='{width / 2:.0f}' y='{height - 2}' text-anchor='middle'>"
-            f"loss of each worker on its own rows</text></svg>")
-
-
-def _line(text, colour="#222", size=17):
-    text = html.escape(text, quote=False)
-    return f"<div style='font:{size}px sans-serif;color:{colour}'>{text}</div>"
+    return (f"<svg width='{width}' height='{height}' font-family='sans-serif' "
+            f"font-size='{TEXT_PX}'><rect x='{left}' y='10' width='{width - left - 10}' "
+            f"height='{bottom - 10}' fill='none' stroke='#999'/>"
+            f"<text x='{left - 6}' y='{10 + TEXT_PX * 0.7:.0f}' text-anchor='end'>{top:.2f}</text>"
+            f"<text x='{left - 6}' y='{bottom}' text-anchor='end'>0</text>"
+            f"<text x='{left}' y='{bottom + TEXT_PX + 4}'>step 1</text><text x='{width - 10}' "
+            f"y='{bottom + TEXT_PX + 4}' text-anchor='end'>step {steps}</text>"
+            f"{''.join(marks)}<text x='{(left + width) / 2:.0f}' y='{height - 4}' "
+            f"text-anchor='middle'>loss of each worker on its own rows</text></svg>")
 
 
 class ClusterDemo:
@@ -178,7 +175,7 @@ class ClusterDemo:
 
     def _show_plan(self):
         if not self.running:
-            self.status.value = _line("ready. " + plan_text(self.plan()))
+            self.status.value = status_line("ready. " + plan_text(self.plan()))
 
     @property
     def run(self):
@@ -193,15 +190,15 @@ class ClusterDemo:
         with self._lock:
             if self.running:
                 elapsed = time.monotonic() - self._started
-                self.notice.value = _line(f"already running (started {elapsed:.0f} s ago): one "
-                                          f"cluster at a time; wait for it or press Stop.",
-                                          "#b35900")
+                self.notice.value = status_line(
+                    f"already running (started {elapsed:.0f} s ago): one cluster at a time; "
+                    f"wait for it or press Stop.", "#b35900")
                 return self.run
             plan, self._started = self.plan(), time.monotonic()
             self.notice.value, self.result.value = "", ""
             for bar in self.bars:
                 bar.value, bar.bar_style = 0, ""
-            self.status.value = _line("starting: " + plan_text(plan))
+            self.status.value = status_line("starting: " + plan_text(plan))
             return self.buttons.launch(lambda stop: self._launch(plan, stop),
                                        lambda runs: self._draw_done(plan, runs),
                                        self._draw_end)
@@ -242,7 +239,7 @@ class ClusterDemo:
         with self.widget.hold_sync():
             for bar, s in zip(self.bars, steps):
                 bar.value = min(s, plan.steps)
-            self.status.value = _line(running_text(plan, steps, now - self._started))
+            self.status.value = status_line(running_text(plan, steps, now - self._started))
 
     def _draw_done(self, plan, runs):
         elapsed = time.monotonic() - self._started
@@ -250,19 +247,19 @@ class ClusterDemo:
             for bar in self.bars:
                 bar.value, bar.bar_style = plan.steps, "success"
             lines = done_text(plan, runs, elapsed)
-            self.status.value = _line(lines[0], "green")
-            self.result.value = (loss_svg(runs) + "".join(_line(t, size=15) for t in lines[1:]))
+            self.status.value = status_line(lines[0], "green")
+            self.result.value = (loss_svg(runs) + "".join(status_line(t) for t in lines[1:]))
 
     def _draw_end(self, status, message):
         elapsed = time.monotonic() - self._started
         with self.widget.hold_sync():
             if status == "stopped":
-                self.status.value = _line(f"stopped by Stop after {elapsed:.1f} s; every "
-                                          f"process was stopped.", "#b35900")
+                self.status.value = status_line(
+                    f"stopped by Stop after {elapsed:.1f} s; every process was stopped.", "#b35900")
             elif status == "failed":
                 for bar in self.bars:
                     bar.bar_style = "danger"
-                self.status.value = _line(failed_text(message, elapsed), "#b30000", size=15)
+                self.status.value = status_line(failed_text(message, elapsed), "#b30000")
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)

@@ -16,9 +16,17 @@ after a real run instead of before it.
 (True, False, False, True)
 """
 
+import html
 import threading
 
 from tutorial.parallel.live import BackgroundRun
+
+TEXT_PX = 18        # every text of a run's status and results: readable from the back of a room
+
+
+def status_line(text, colour="#222", size=TEXT_PX):
+    """One line of a run's status or result, as HTML (``text`` is escaped)."""
+    return f"<div style='font:{size}px sans-serif;color:{colour}'>{html.escape(text, quote=False)}</div>"
 
 
 class RunButtons:

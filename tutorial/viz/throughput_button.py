@@ -23,11 +23,10 @@ K = 2: 512 images/s, efficiency tau_K / (K tau_1) = 0.80
 """
 
 import dataclasses
-import html
 import time
 
 from tutorial.validate import check_count
-from tutorial.viz.run_buttons import RunButtons
+from tutorial.viz.run_buttons import TEXT_PX, RunButtons, status_line
 
 COUNTS = (1, 2, 4)
 
@@ -75,28 +74,25 @@ def verdict_text(rows, on_gpus):
             f"this machine's cores, so they add no compute; {why} (notebook 11, section 4).")
 
 
-def bars_svg(rows, width=420, height=150):
+def bars_svg(rows, width=560, height=210):
     """One bar per K: measured images/s, beside a grey outline at K * tau_1 (ideal)."""
     tau_1 = rows[0][1].images_per_s
     top = max(max(m.images_per_s for _, m in rows), max(k for k, _ in rows) * tau_1)
     slot = (width - 60) / len(rows)
+    bottom = height - TEXT_PX - 12                       # the K labels below the bars
     marks = []
     for i, (k, m) in enumerate(rows):
         x = 50 + i * slot
         for value, style in ((k * tau_1, "fill='none' stroke='#999' stroke-dasharray='4 3'"),
                              (m.images_per_s, "fill='#1f77b4'")):
-            h = value / top * (height - 40)
-            marks.append(f"<rect x='{x:.0f}' y='{height - 25 - h:.1f}' width='{slot * 0.6:.0f}' "
+            h = value / top * (bottom - TEXT_PX - 14)
+            marks.append(f"<rect x='{x:.0f}' y='{bottom - h:.1f}' width='{slot * 0.6:.0f}' "
                          f"height='{h:.1f}' {style}/>")
-        marks.append(f"<text x='{x + slot * 0.3:.0f}' y='{height - 8}' "
+        marks.append(f"<text x='{x + slot * 0.3:.0f}' y='{height - 6}' "
                      f"text-anchor='middle'>K = {k}</text>")
-    return (f"<svg width='{width}' height='{height}' font-family='sans-serif' font-size='12'>"
-            f"<text x='2' y='14'>images/s (dashed: K x tau_1, perfect scaling)</text>"
-            f"{''.join(marks)}</svg>")
-
-
-def _line(text, colour="#222", size=17):
-    return f"<div style='font:{size}px sans-serif;color:{colour}'>{html.escape(text)}</div>"
+    return (f"<svg width='{width}' height='{height}' font-family='sans-serif' "
+            f"font-size='{TEXT_PX}'><text x='2' y='{TEXT_PX}'>images/s (dashed: K x tau_1, "
+            f"perfect scaling)</text>{''.join(marks)}</svg>")
 
 
 def resnet_step(devices, learning_rate=0.05, seed=0):
@@ -150,7 +146,7 @@ class ThroughputDemo:
             widget.add_class(f"throughput-{name}")          # for a browser test to find
         self.buttons.on_start(self.start)
         self.rows, self._started = [], 0.0
-        self.status.value = _line("ready: " + plan_text(self.plan, on_gpus))
+        self.status.value = status_line("ready: " + plan_text(self.plan, on_gpus))
         self.widget = w.VBox([w.HBox([self.start_button, self.stop_button]), self.status,
                               w.HBox([self.chart, self.table])])
         self.widget.add_class("throughput-demo")
@@ -169,7 +165,7 @@ class ThroughputDemo:
             return self.run
         self.rows, self._started = [], time.monotonic()
         self.table.value, self.chart.value = "", ""
-        self.status.value = _line("measuring: " + plan_text(self.plan, self.on_gpus))
+        self.status.value = status_line("measuring: " + plan_text(self.plan, self.on_gpus))
         return self.buttons.launch(lambda stop: self.measure_all(self.plan, stop),
                                    self._add_row, self._finish)
 
@@ -180,7 +176,7 @@ class ThroughputDemo:
         self.rows.append(row)
         tau_1 = self.rows[0][1].images_per_s
         with self.widget.hold_sync():
-            self.table.value = "".join(_line(row_text(k, m, tau_1), size=16)
+            self.table.value = "".join(status_line(row_text(k, m, tau_1))
                                        for k, m in self.rows)
             self.chart.value = bars_svg(self.rows)
 
@@ -188,16 +184,16 @@ class ThroughputDemo:
         elapsed = time.monotonic() - self._started
         with self.widget.hold_sync():
             if status == "finished" and len(self.rows) > 1:
-                self.status.value = _line(f"done in {elapsed:.1f} s. "
-                                          + verdict_text(self.rows, self.on_gpus), "green")
+                self.status.value = status_line(
+                    f"done in {elapsed:.1f} s. " + verdict_text(self.rows, self.on_gpus), "green")
             elif status == "failed":
-                self.status.value = _line(f"failed after {elapsed:.1f} s: {message} Fallback: "
-                                          f"notebook 11, section 4, shows a saved table.",
-                                          "#b30000", size=15)
+                self.status.value = status_line(
+                    f"failed after {elapsed:.1f} s: {message} Fallback: notebook 11, section 4, "
+                    f"shows a saved table.", "#b30000")
             else:
-                self.status.value = _line(f"{status} after {elapsed:.1f} s, with "
-                                          f"{len(self.rows)} of {len(self.plan.counts)} rows.",
-                                          "#b35900")
+                self.status.value = status_line(
+                    f"{status} after {elapsed:.1f} s, with {len(self.rows)} of "
+                    f"{len(self.plan.counts)} rows.", "#b35900")
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)
