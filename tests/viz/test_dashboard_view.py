@@ -67,3 +67,16 @@ def test_legends_sit_off_the_data():
             for text in ax.findobj(Text):               # titles, labels, tick labels
                 if text.get_text() and text not in own:
                     assert not box.overlaps(text.get_window_extent(renderer)), text
+
+
+def test_every_text_is_projector_size_at_the_size_drawn():
+    """The deck shows the figure at its natural size: every text TEXT_PX high or more."""
+    from tutorial.viz.dashboard_curves import DPI, SIZE_PX, TEXT_PX
+
+    fig = curves_figure(_reports(SWINGING))
+    fig.canvas.draw()
+    assert tuple(round(v) for v in fig.get_size_inches() * DPI) == SIZE_PX
+    shown = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    assert len(shown) > 20                          # titles, legends and tick labels
+    assert [(t.get_text(), t.get_fontsize() * DPI / 72) for t in shown
+            if t.get_fontsize() * DPI / 72 < TEXT_PX - 1e-6] == []

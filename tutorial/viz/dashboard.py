@@ -78,10 +78,9 @@ class TrainingDashboard:
         self.reports, self._config, self._last_draw = [], None, 0.0
         self._trained_on = ""                   # where the last run trained, once it started
         self._show_setup()
-        self.widget = w.VBox([
-            w.HBox([self.devices, self.batch, self.aggregation]),
-            w.HBox([self.rule, self.steps]),
-            w.HBox([self.run_button, self.stop_button, self.progress]),
+        self.widget = w.VBox([                    # two rows of controls: room for the curves
+            w.HBox([self.devices, self.batch, self.aggregation, self.steps]),
+            w.HBox([self.rule, self.run_button, self.stop_button, self.progress]),
             self.where, self.summary, self.figure])
 
     def config(self):
