@@ -77,8 +77,15 @@ def test_the_slider_redraws_from_stored_runs_only(model, monkeypatch):
     assert re.search(r"async 8\.0&times; sooner", after[0]), after[0]
 
 
-def test_the_view_fits_a_projector(model):
+def test_the_view_fits_a_projector_and_reads_from_the_back(model):
     view = sv.straggler_view(model)
-    widths = [int(re.search(r"<svg width='(\d+)'", v.value).group(1))
-              for v in (view.schedules, view.curves)]
-    assert sum(widths) + 20 <= 1280 - 100
+    svgs = [v.value for v in (view.schedules, view.curves)]
+    widths = [int(re.search(r"<svg width='(\d+)'", v).group(1)) for v in svgs]
+    heights = [int(re.search(r"<svg [^>]*height='(\d+)'", v).group(1)) for v in svgs]
+    assert sum(widths) + 20 <= 1270                     # side by side on a 1280 px slide
+    assert max(heights) <= 720 - 250 - 3 * 26           # under the prose, slider, readout
+    for v in svgs:                                      # every label inherits the svg's size
+        assert re.match(r"<svg [^>]*font-size='(\d+)'", v)
+    sizes = [int(px) for v in svgs + [view.readout.value]
+             for px in re.findall(r"font-size='(\d+)'|font:(\d+)px", v) for px in px if px]
+    assert sizes and min(sizes) >= 18, sizes

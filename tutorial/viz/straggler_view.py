@@ -2,9 +2,11 @@
 
 Model: :func:`tutorial.viz.straggler_model.build_straggler_model`, every run computed
 once. View: :func:`straggler_view`, a slider over the straggler's slowdown; each move
-looks both runs up and draws them: the first time units of each schedule (one row per
-worker; grey: waiting for the round to end), the loss against simulated time, and the
-numbers the slide states. Nothing is simulated in a callback. Sized for 1280x720.
+looks both runs up and draws them: the first time units of each schedule (the fast
+workers a band of thin rows under one label, the straggler a row of its own; grey: waiting
+for the round to end), the loss against simulated time, and the numbers the slide states.
+Nothing is simulated in a callback. Sized for 1280x720 with every label :data:`TEXT` px;
+in a narrower notebook the loss plot wraps under the schedules.
 
 >>> from tutorial.viz.straggler_model import build_straggler_model
 >>> view = straggler_view(build_straggler_model(slowdowns=(1, 4), updates=80), value=4)
@@ -20,9 +22,12 @@ from tutorial.viz.straggler_model import async_bars, summarize, sync_bars
 
 HORIZON = 16.0                  # time units of each schedule drawn
 FAST, SLOW, WAIT = "#1f77b4", "#d62728", "#d9d9d9"
-SYNC, ASYNC = "#ff7f0e", "#2ca02c"
-GANTT_W, ROW, LABEL, RIGHT = 620, 13, 78, 16
-PLOT_W, PLOT_H = 500, 300
+SYNC, ASYNC, GUIDE = "#ff7f0e", "#2ca02c", "#666"
+TEXT = 18                       # px: every label, readable from the back of a room
+CHAR = 0.6 * TEXT               # px: a generous width of one character, to fit labels
+GANTT_W, LABEL, RIGHT = 640, 92, 16      # the schedules; LABEL: the worker names' column
+FAST_ROW, SLOW_ROW, TITLE = 13, 34, 26   # px: a fast worker's row, the straggler's, a title
+PLOT_W, PLOT_H, LEFT, TOP = 560, 340, 52, 30   # the loss plot and its frame's left, top
 
 
 def _when(t):
@@ -35,7 +40,7 @@ def readout_html(s):
               else "async only")
     who = (f"straggler {s.slowdown:g}× slower" if s.slowdown > 1
            else "no straggler (all equally fast)")
-    return (f"<div style='font:18px sans-serif;line-height:1.4'><b>{who}</b>: each "
+    return (f"<div style='font:{TEXT}px sans-serif;line-height:1.4'><b>{who}</b>: each "
             f"synchronous round waits for the slowest worker, so the workers "
             f"spend {s.idle:.0%} of their time waiting. Loss &le; target at "
             f"{_when(s.sync_time)} (sync) and {_when(s.async_time)} (async): {faster}.<br>"
@@ -43,23 +48,31 @@ def readout_html(s):
             f"stale on average (the others' {s.others_staleness:.1f}).</div>")
 
 
-def _rows(bars, workers, colour_of, title):
+def _row_top(k, workers):
+    """The y of worker k's row: the fast workers share a band of thin rows under one
+    label, the straggler (the last worker) has a row tall enough for its staleness."""
+    return TITLE + k * FAST_ROW + (3 if k == workers - 1 else 0)
+
+
+def _rows(bars, workers, colour_of, title, slow):
     scale = (GANTT_W - LABEL - RIGHT) / HORIZON
-    height = workers * ROW + 22
-    out = [f"<text x='0' y='12' font-size='13' font-weight='bold'>{html.escape(title)}</text>"]
-    for k in range(workers):
-        name = f"w{k}" + (" (slow)" if k == workers - 1 else "")
-        out.append(f"<text x='0' y='{18 + k * ROW + 10}' font-size='11'>{name}</text>")
+    slow_top = _row_top(workers - 1, workers)
+    fast = "w0" if workers == 2 else f"w0–w{workers - 2}"
+    out = [f"<text x='0' y='{TEXT}' font-weight='bold'>{html.escape(title)}</text>",
+           f"<text x='0' y='{(TITLE + slow_top) / 2 + TEXT / 3:.0f}'>{fast}</text>",
+           f"<text x='0' y='{slow_top + SLOW_ROW / 2 + TEXT / 3:.0f}'>w{workers - 1}{slow}</text>"]
     for k, start, end, extra in bars:
         x0, x1 = LABEL + start * scale, LABEL + min(end, HORIZON) * scale
+        y, tall = _row_top(k, workers), (SLOW_ROW if k == workers - 1 else FAST_ROW)
         fill, label = colour_of(k, extra)
-        out.append(f"<rect x='{x0:.1f}' y='{18 + k * ROW}' width='{max(x1 - x0 - 1, 1):.1f}' "
-                   f"height='{ROW - 2}' fill='{fill}'><title>{html.escape(label)}</title></rect>")
+        out.append(f"<rect x='{x0:.1f}' y='{y}' width='{max(x1 - x0 - 1, 1):.1f}' "
+                   f"height='{tall - 1}' fill='{fill}'><title>{html.escape(label)}</title></rect>")
         stale = not isinstance(extra, bool)              # async bars carry their staleness
-        if k == workers - 1 and stale and x1 - x0 > 34:
-            out.append(f"<text x='{x0 + 3:.1f}' y='{18 + k * ROW + 9}' font-size='10' "
-                       f"fill='white'>&#964;={extra}</text>")
-    return height, "".join(out)
+        tau = f"τ={extra}"
+        if k == workers - 1 and stale and x1 - x0 > len(tau) * CHAR + 4:
+            out.append(f"<text x='{x0 + 3:.1f}' y='{y + SLOW_ROW / 2 + TEXT / 3:.0f}' "
+                       f"fill='white'>{tau}</text>")
+    return slow_top + SLOW_ROW, "".join(out)
 
 
 def schedules_svg(case):
@@ -75,42 +88,47 @@ def schedules_svg(case):
         colour = SLOW if k == workers - 1 else FAST
         return colour, f"worker {k}: applied {staleness} updates stale"
 
+    slow = " (slow)" if case.durations[-1] > case.durations[0] else ""
     top_h, top = _rows(sync_bars(case, HORIZON), workers, sync_colour,
-                       "synchronous: every round waits for the slowest (grey: waiting)")
+                       "synchronous: each round waits (grey) for the slowest", slow)
     low_h, low = _rows(async_bars(case, HORIZON), workers, async_colour,
-                       "asynchronous: each gradient applied on arrival (τ: its staleness)")
+                       "asynchronous: applied on arrival (τ: staleness)", slow)
     scale = (GANTT_W - LABEL - RIGHT) / HORIZON
-    axis_y = top_h + low_h + 16
-    ticks = "".join(f"<text x='{LABEL + t * scale:.1f}' y='{axis_y}' font-size='11' "
-                    f"text-anchor='middle'>{t:g}</text>" for t in np.arange(0, HORIZON + 1, 4))
-    return (f"<svg width='{GANTT_W}' height='{axis_y + 16}' font-family='sans-serif'>{top}"
-            f"<g transform='translate(0,{top_h + 6})'>{low}</g>{ticks}"
-            f"<text x='{LABEL + HORIZON * scale / 2:.1f}' y='{axis_y + 14}' font-size='11' "
-            f"text-anchor='middle'>simulated time</text></svg>")
+    axis_y = top_h + 10 + low_h + TEXT + 4
+    ticks = "".join(f"<text x='{LABEL + t * scale:.1f}' y='{axis_y}' text-anchor='middle'>"
+                    f"{t:g}</text>" for t in np.arange(0, HORIZON + 1, 4))
+    return (f"<svg width='{GANTT_W}' height='{axis_y + 6}' font-family='sans-serif' "
+            f"font-size='{TEXT}'>{top}<g transform='translate(0,{top_h + 10})'>{low}</g>"
+            f"<text x='0' y='{axis_y}' fill='{GUIDE}'>time</text>{ticks}</svg>")
 
 
 def _loss_frame(model):
-    """Axes shared by every slowdown, so a move of the slider moves the curves."""
+    """Axes shared by every slowdown, so a move of the slider moves the curves. Below the
+    target the frame leaves room for the label of the run that reaches it first."""
     ends = [t for case in model.cases.values() for t in (case.sync.time_to_loss(model.target),
                                                          case.asyn.time_to_loss(model.target))]
     t_max = 1.2 * max([t for t in ends if np.isfinite(t)] or [HORIZON])
     highest = max(float(case.sync.loss[0]) for case in model.cases.values())
-    return t_max, np.log10(model.target / 3), np.log10(highest * 1.5)
+    return t_max, np.log10(model.target / 8), np.log10(highest * 1.5)
+
+
+def _decade(d):
+    return f"{10.0 ** d:g}"                              # 0.01, 0.1, 1, 10
 
 
 def loss_svg(model, slowdown, frame=None):
     """Loss against simulated time, sync and async, the target and when each reaches it."""
     t_max, y_lo, y_hi = _loss_frame(model) if frame is None else frame
-    case, left, bottom = model.cases[slowdown], 50, PLOT_H - 30
+    case, right, bottom = model.cases[slowdown], PLOT_W - 10, PLOT_H - TEXT - 12
 
     def xy(t, loss):
-        x = left + np.asarray(t) / t_max * (PLOT_W - left - 10)
-        y = 10 + (y_hi - np.log10(np.maximum(loss, 1e-12))) / (y_hi - y_lo) * (bottom - 10)
-        return x, np.clip(y, 0, bottom)
+        x = LEFT + np.asarray(t) / t_max * (right - LEFT)
+        y = TOP + (y_hi - np.log10(np.maximum(loss, 1e-12))) / (y_hi - y_lo) * (bottom - TOP)
+        return x, np.clip(y, TOP, bottom)
 
     marks = []
-    runs = ((case.sync, SYNC, "sync", -12), (case.asyn, ASYNC, "async", 22))  # label above, below
-    for trace, colour, name, dy in runs:
+    runs = ((case.sync, SYNC, -8), (case.asyn, ASYNC, TEXT + 28))   # label above, below
+    for trace, colour, dy in runs:
         keep = trace.time <= t_max
         x, y = xy(trace.time[keep], trace.loss[keep])
         points = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(x, y))
@@ -119,25 +137,27 @@ def loss_svg(model, slowdown, frame=None):
         hit = trace.time_to_loss(model.target)
         if np.isfinite(hit):
             hx, hy = xy(hit, model.target)
+            label = f"t = {hit:.0f}"
+            lx = min(hx + 6, right - 4 - len(label) * CHAR)        # inside the frame
             marks.append(f"<circle cx='{hx:.1f}' cy='{hy:.1f}' r='6' fill='{colour}'/>"
-                         f"<text x='{hx + 6:.1f}' y='{hy + dy:.1f}' font-size='13' "
-                         f"fill='{colour}'>{name}: t = {hit:.0f}</text>")
+                         f"<text x='{lx:.1f}' y='{hy + dy:.1f}' fill='{colour}'>{label}</text>")
     _, target_y = xy(0, model.target)
     decades = range(int(np.ceil(y_lo)), int(np.floor(y_hi)) + 1)
-    axes = "".join(f"<text x='4' y='{xy(0, 10.0 ** d)[1] + 4:.1f}' font-size='11'>1e{d}</text>"
-                   for d in decades)
-    return (f"<svg width='{PLOT_W}' height='{PLOT_H}' font-family='sans-serif'>"
-            f"<rect x='{left}' y='10' width='{PLOT_W - left - 10}' height='{bottom - 10}' "
+    axes = "".join(f"<text x='{LEFT - 6}' y='{xy(0, 10.0 ** d)[1] + TEXT / 3:.1f}' "
+                   f"text-anchor='end'>{_decade(d)}</text>" for d in decades)
+    return (f"<svg width='{PLOT_W}' height='{PLOT_H}' font-family='sans-serif' "
+            f"font-size='{TEXT}'>"
+            f"<rect x='{LEFT}' y='{TOP}' width='{right - LEFT}' height='{bottom - TOP}' "
             f"fill='none' stroke='#999'/>{axes}"
-            f"<line x1='{left}' x2='{PLOT_W - 10}' y1='{target_y:.1f}' y2='{target_y:.1f}' "
-            f"stroke='#777' stroke-dasharray='5,4'/>{''.join(marks)}"
-            f"<text x='{left}' y='{PLOT_H - 8}' font-size='12'>0</text>"
-            f"<text x='{(left + PLOT_W) / 2:.0f}' y='{PLOT_H - 8}' font-size='12' "
-            f"text-anchor='middle'>simulated time</text><text x='{PLOT_W - 10}' "
-            f"y='{PLOT_H - 8}' font-size='12' text-anchor='end'>{t_max:.0f}</text>"
-            f"<text x='{left + 8}' y='26' font-size='13'>training loss "
+            f"<line x1='{LEFT}' x2='{right}' y1='{target_y:.1f}' y2='{target_y:.1f}' "
+            f"stroke='{GUIDE}' stroke-dasharray='5,4'/>{''.join(marks)}"
+            f"<text x='{LEFT}' y='{PLOT_H - 6}' text-anchor='middle'>0</text>"
+            f"<text x='{(LEFT + right) / 2:.0f}' y='{PLOT_H - 6}' fill='{GUIDE}' "
+            f"text-anchor='middle'>simulated time</text><text x='{right}' "
+            f"y='{PLOT_H - 6}' text-anchor='end'>{t_max:.0f}</text>"
+            f"<text x='{LEFT}' y='{TEXT}'>training loss "
             f"<tspan fill='{SYNC}'>&#9632; sync</tspan> <tspan fill='{ASYNC}'>&#9632; async"
-            f"</tspan> <tspan fill='#777'>- - target {model.target:g}</tspan></text></svg>")
+            f"</tspan> <tspan fill='{GUIDE}'>- - target {model.target:g}</tspan></text></svg>")
 
 
 def straggler_view(model, value=None):
@@ -166,7 +186,8 @@ def straggler_view(model, value=None):
 
     slider.observe(draw, names="value")
     draw()
-    view = w.VBox([slider, readout, w.HBox([schedules, curves])])
+    plots = w.HBox([schedules, curves], layout=w.Layout(flex_flow="row wrap"))  # narrow: stack
+    view = w.VBox([slider, readout, plots])
     view.add_class("straggler-view")
     view.slider, view.readout, view.schedules, view.curves = slider, readout, schedules, curves
     return view
