@@ -11,7 +11,7 @@ from tutorial.viz.pipeline_plots import bars
 
 @pytest.fixture(scope="module")
 def model():
-    return anim.build_model(stage_counts=(2, 3, 4), microbatch_counts=(1, 4, 8))
+    return anim.build_model(stage_counts=(2, 3, 4), microbatch_counts=(1, 4, 6, 8, 16))
 
 
 def shown_ticks(widget):
@@ -20,7 +20,7 @@ def shown_ticks(widget):
 
 
 def test_frames_are_the_schedules(model):
-    assert len(model) == 3 * 3 * 3
+    assert len(model) == 3 * 3 * 5
     for (name, p, m), frames in model.items():
         plan = sch.schedule(name, p, m)
         assert frames.plan == plan
@@ -56,6 +56,45 @@ def test_tick_and_play_callbacks_never_recompute(model, monkeypatch):
     c["pick"].value = "1f1b"
     assert len(widget.panels.children) == 1 and c["tick"].max == 2 * (8 + 2 - 1) - 1
     assert shown_ticks(widget) == [10]
+
+
+def font_sizes(text):
+    return [int(px) for px in re.findall(r"font(?:-size)?:\s*(\d+)px", text)]
+
+
+def column_widths(text):
+    return {int(px) for px in re.findall(r"min-width:(\d+)px", text)}
+
+
+def test_the_deck_default_shows_every_text_and_label_at_projector_size(model):
+    widget = anim.pipeline_animation(model, stages=3, microbatches=6)    # the deck's cell
+    panels = [p.value for p in widget.panels.children]
+    shown = panels + [widget.children[-1].value]                        # and the legend
+    assert all(font_sizes(text) and min(font_sizes(text)) >= anim.TEXT_PX for text in shown)
+    assert all(">F0<" in text and ">B5<" in text for text in panels)    # labels drawn
+    # naive (36 ticks) and the others (16) share one column width: a tick lines up
+    assert [column_widths(text) for text in panels] == [{anim.CELL_PX}] * 3
+    assert anim.grid_sizes(36, 2) == (anim.CELL_PX, anim.TEXT_PX)
+
+
+def test_a_wider_grid_scales_down_then_keeps_only_colours(model):
+    widget = anim.pipeline_animation(model, stages=4, microbatches=8)    # naive: 64 ticks
+    panels = [p.value for p in widget.panels.children]
+    cell, label_px = anim.grid_sizes(64, 2)
+    assert cell * 64 <= anim.GRID_PX and anim.MIN_LABEL_PX <= label_px < anim.TEXT_PX
+    assert [column_widths(text) for text in panels] == [{cell}] * 3
+    assert all(">F0<" in text and f"font:{label_px}px" in text for text in panels)
+    c = widget.controls
+    c["pick"].value = "gpipe"                                           # alone: 22 ticks
+    assert ">F0<" in widget.panels.children[0].value
+    assert column_widths(widget.panels.children[0].value) == {anim.CELL_PX}
+    assert anim.grid_sizes(38, 3)[1] < anim.TEXT_PX                     # 'B15' at m = 16
+    c["pick"].value, c["microbatches"].value = anim.ALL, 16              # naive: 128 ticks
+    panels = [p.value for p in widget.panels.children]
+    assert anim.grid_sizes(128, 3)[1] == 0
+    assert not any(">F0<" in text for text in panels)                   # no tiny labels...
+    assert all("title='F0, stage 0, tick 1'" in text for text in panels)  # ...a tooltip
+    assert all(min(font_sizes(text)) >= anim.TEXT_PX for text in panels)
 
 
 def test_unknown_settings_are_refused(model):
