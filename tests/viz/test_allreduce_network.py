@@ -161,3 +161,11 @@ def test_it_opens_with_every_algorithm_done(model):
     controls = widget.controls
     assert controls["time"].value == controls["play"].value == view.FRAMES
     assert all(status.startswith("done at") for _, status in _frames(widget).values())
+
+
+def test_every_text_on_the_view_is_projector_sized(model):
+    widget = view.allreduce_network(model, nodes=16)
+    shown = "".join(p.value for p in widget.panels.children) + view.legend(model)
+    sizes = [int(px) for px in re.findall(r"font-size='(\d+)'", shown) +
+             re.findall(r"font:(?:bold )?(\d+)px", shown)]
+    assert len(sizes) > 4 * 16 and min(sizes) >= 18

@@ -19,15 +19,16 @@ ALL = "all four"
 
 
 def legend(model):
+    """What the colours mean (first line) and what the clock counts (second line)."""
     alpha, beta, gamma = model.network
-    return (f"<div style='font:14px sans-serif;max-width:1000px'>"
-            f"<span style='color:{network_svg.ADD}'>&#9679;</span> a partial sum on its way "
-            f"(the receiver adds it in, ringed orange while it adds) &nbsp; "
-            f"<span style='color:{network_svg.COPY}'>&#9679;</span> the full sum on its way "
-            f"&nbsp; node fill: the share of the sum it holds (green: all of it) &nbsp; "
-            f"<span style='color:{network_svg.SLOW}'>red</span>: the slow node and its links. "
-            f"Clock: &alpha; = {alpha * 1e6:g} &micro;s per message, links of "
-            f"{1 / beta / 1e9:g} GB/s, adds at {1 / gamma / 1e9:g} GB/s.</div>")
+    dot = "<span style='color:{}'>&#9679;</span>".format
+    return (f"<div style='font:{network_svg.TEXT}px sans-serif;line-height:1.35'>"
+            f"{dot(network_svg.ADD)} a partial sum on its way (the receiver, ringed orange, "
+            f"adds it in) &nbsp; {dot(network_svg.COPY)} the full sum on its way &nbsp; "
+            f"<span style='color:{network_svg.SLOW}'>red</span>: the slow node<br>"
+            f"Node fill: the share of the sum it holds (green: all of it). Clock: "
+            f"&alpha; = {alpha * 1e6:g} &micro;s per message, links of {1 / beta / 1e9:g} GB/s, "
+            f"adds at {1 / gamma / 1e9:g} GB/s.</div>")
 
 
 def allreduce_network(model=None, nodes=16, interval_ms=150):
@@ -80,7 +81,7 @@ def allreduce_network(model=None, nodes=16, interval_ms=150):
         with contextlib.ExitStack() as stack:
             for view in (clock, *(views[a] for a in shown)):
                 stack.enter_context(view.hold_sync())
-            clock.value = (f"<span style='font:bold 17px sans-serif'>t = "
+            clock.value = (f"<span style='font:bold {network_svg.TEXT}px sans-serif'>t = "
                            f"{network_svg.duration(t)}</span>")
             for a, tl in shown.items():
                 views[a].value = network_svg.panel(model.layouts[a, n], tl, t, time.value,

@@ -2,7 +2,8 @@
 
 Positions are in the unit square, (0, 0) top left. The parameter server sits in the
 middle of its workers; the ring is a circle; the tree hangs from its root (the last node,
-as in :mod:`~tutorial.parallel.collectives.tree`); the butterfly's nodes sit on a grid
+as in :mod:`~tutorial.parallel.collectives.tree`), its deepest level as wide as the picture,
+so that sixteen nodes leave room for large labels; the butterfly's nodes sit on a grid
 where every exchange partner (node XOR 2^k) lies in the same row or column, and the nodes
 that fold in sit in a second grid below their partners. A link that would run straight
 over another node bends away from the middle instead.
@@ -46,12 +47,14 @@ def _circle(count, offset=0):
 
 def _tree(n):
     levels = tree.depth(n) + 1
+    margin = 0.5 / 2 ** (levels - 1)               # half a slot of the deepest level
     spots = []
     for node in range(n):
         heap = n - 1 - node                        # heap index 0 is the root
         level = tree.level_of(node, n)
         slot = heap - (2 ** level - 1)
-        spots.append(((slot + 0.5) / 2 ** level, (level + 0.5) / levels))
+        x = ((slot + 0.5) / 2 ** level - margin) / (1 - 2 * margin)   # deepest: 0 to 1
+        spots.append((x, (level + 0.5) / levels))
     return np.array(spots)
 
 
