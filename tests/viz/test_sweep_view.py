@@ -52,7 +52,7 @@ def test_the_readout_compares_with_perfect_scaling(model):
     assert "<b>batch 32</b>: 64 steps to 93% (best lr 0.1), 2,048 examples." in text
     assert "From batch 16: 2&times; the batch, 1.50&times; fewer steps" in text
     assert "Fit:" not in text
-    assert "B<sub>crit</sub> = 32" in view.readout_html(model, 0.93, len(BATCHES))
+    assert f"B{view.SUB('crit')} = 32" in view.readout_html(model, 0.93, len(BATCHES))
 
 
 def test_a_target_a_batch_size_never_reached_is_said_so():
@@ -78,3 +78,19 @@ def test_controls_only_look_points_up(model, monkeypatch):
     assert widget.picture.value != before
     assert len(re.findall("<circle", widget.picture.value)) == 7
     assert "B_crit &#8776; 32" in widget.picture.value
+
+
+def test_every_text_is_projector_sized_and_close_batch_sizes_keep_both_ticks():
+    """The deck's sweep ends at the whole training set, 1438, beside 1024: both labels
+    show, apart, at the 18 px a projector's back row reads."""
+    points = [SweepPoint(b, {0.95: 10 + 10 * 160 // b}, {0.95: 0.1}, False, ())
+              for b in (16, 64, 256, 1024, 1438)]
+    svg = view.sweep_svg(view.sweep_model(points, targets=(0.95,)), 0.95, 5)
+    assert min(int(size) for size in re.findall(r"font-size='(\d+)'", svg)) >= 18
+    ticks = dict((label, float(x)) for x, label in
+                 re.findall(r"<text x='([\d.]+)' y='[\d.]+' font-size='\d+' "
+                            r"text-anchor='middle'>(\d+)</text>", svg))
+    assert ticks.keys() == {"16", "64", "256", "1024", "1438"}
+    room = 0.55 * 18 * 4                     # the width of four digits at 18 px
+    assert ticks["1438"] - ticks["1024"] >= room + 4
+    assert ticks["1438"] + room / 2 <= view.WIDTH

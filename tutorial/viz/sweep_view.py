@@ -27,8 +27,14 @@ import numpy as np
 from tutorial.largebatch.critical_batch import CriticalBatchFit
 from tutorial.largebatch.sweep import SweepPoint
 
-WIDTH, HEIGHT, LEFT, BOTTOM = 620, 380, 60, 40
+WIDTH, HEIGHT, LEFT, BOTTOM = 700, 430, 84, 60     # px: the plot and its axis margins
+TEXT = 18                     # px: ticks, axis labels and readout, read from the back of a room
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")
+SUB = "<sub style='font-size:inherit'>{}</sub>".format     # as large as the text around it
+LEGEND = (f"<div style='font:{TEXT}px sans-serif;line-height:1.4;margin-top:0.6em;color:#555'>"
+          f"Dashed line: perfect scaling, steps ~ 1/B.<br>Solid line (all batch sizes shown): "
+          f"the fit <span style='white-space:nowrap'>S(B) = S{SUB('min')} (1 + B{SUB('crit')} / B)"
+          f"</span>.</div>")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,9 +74,9 @@ def readout_html(model, target, shown):
                      f"(perfect scaling: {grow:.3g}&times; fewer).")
     fit = model.fits.get(target)
     if shown == len(model.points) and fit is not None:
-        lines.append(f"Fit: S<sub>min</sub> = {fit.s_min:.0f} steps, B<sub>crit</sub> = "
-                     f"{fit.b_crit:.0f}: past B<sub>crit</sub> more workers buy few steps.")
-    return f"<div style='font:18px sans-serif;line-height:1.4'>{'<br>'.join(lines)}</div>"
+        lines.append(f"Fit: S{SUB('min')} = {fit.s_min:.0f} steps, B{SUB('crit')} = "
+                     f"{fit.b_crit:.0f}: past B{SUB('crit')} more workers buy few steps.")
+    return f"<div style='font:{TEXT}px sans-serif;line-height:1.4'>{'<br>'.join(lines)}</div>"
 
 
 def _frame(model):
@@ -83,14 +89,37 @@ def _frame(model):
             np.log10(S.min() / 1.6), np.log10(S.max() * 1.6))
 
 
+def _text_width(text):
+    return 0.6 * TEXT * len(text)                # a generous guess for digits and letters
+
+
+def spread(centres, widths, lo, hi, gap=8):
+    """Move label centres as little as it takes for neighbours to keep ``gap`` px apart,
+    and every label to stay within ``lo``..``hi``: two close batch sizes keep both labels.
+
+    >>> spread([100, 130, 300], [40, 40, 40], 0, 400)
+    [100, 148.0, 300]
+    >>> spread([100, 370, 390], [40, 40, 40], 0, 400)
+    [100, 332.0, 380.0]
+    """
+    out, n = list(centres), len(centres)
+    apart = [(widths[i] + widths[i + 1]) / 2 + gap for i in range(n - 1)]
+    for i in range(n):                           # left to right: push right
+        out[i] = max(out[i], out[i - 1] + apart[i - 1] if i else lo + widths[0] / 2)
+    for i in reversed(range(n)):                 # right to left: pull back inside
+        out[i] = min(out[i], out[i + 1] - apart[i] if i < n - 1 else hi - widths[-1] / 2)
+    return out
+
+
 def sweep_svg(model, target, shown):
     """The first ``shown`` points for ``target``, the 1/B line, and the fit at the end."""
     x_lo, x_hi, y_lo, y_hi = _frame(model)
     colour = COLOURS[model.targets.index(target) % len(COLOURS)]
+    axis = HEIGHT - BOTTOM                       # y of the x axis
 
     def xy(b, s):
         x = LEFT + (np.log10(b) - x_lo) / (x_hi - x_lo) * (WIDTH - LEFT - 10)
-        y = 10 + (y_hi - np.log10(s)) / (y_hi - y_lo) * (HEIGHT - BOTTOM - 10)
+        y = 10 + (y_hi - np.log10(s)) / (y_hi - y_lo) * (axis - 10)
         return x, y
 
     grid = np.geomspace(10 ** x_lo, 10 ** x_hi, 60)
@@ -106,10 +135,14 @@ def sweep_svg(model, target, shown):
     if shown == len(model.points) and fit is not None:
         pts = " ".join("%.1f,%.1f" % xy(b, s) for b, s in zip(grid, fit.steps(grid)))
         bx, _ = xy(fit.b_crit, 1.0)
+        label = f"B_crit &#8776; {fit.b_crit:.0f}"
+        fits_right = bx + 6 + _text_width(f"B_crit ~ {fit.b_crit:.0f}") <= WIDTH - 10
+        place = f"x='{bx + 6:.1f}'" if fits_right else f"x='{bx - 6:.1f}' text-anchor='end'"
         marks.append(f"<polyline points='{pts}' fill='none' stroke='{colour}' stroke-width='2.5'/>"
-                     f"<line x1='{bx:.1f}' x2='{bx:.1f}' y1='10' y2='{HEIGHT - BOTTOM}' "
-                     f"stroke='{colour}' stroke-dasharray='2,4'/><text x='{bx + 4:.1f}' y='26' "
-                     f"font-size='14' fill='{colour}'>B_crit &#8776; {fit.b_crit:.0f}</text>")
+                     f"<line x1='{bx:.1f}' x2='{bx:.1f}' y1='10' y2='{axis}' "
+                     f"stroke='{colour}' stroke-dasharray='2,4'/>"
+                     f"<text {place} y='{10 + 1.2 * TEXT:.0f}' font-size='{TEXT}' "
+                     f"fill='{colour}'>{label}</text>")
     for i, p in enumerate(model.points[:shown]):
         if p.steps[target]:
             x, y = xy(p.batch_size, p.steps[target])
@@ -117,24 +150,27 @@ def sweep_svg(model, target, shown):
             marks.append(f"<circle cx='{x:.1f}' cy='{y:.1f}' r='7' fill='{colour}'{ring}>"
                          f"<title>batch {p.batch_size}: {p.steps[target]} steps</title></circle>")
     ticks = []
-    for p in model.points:
-        x, _ = xy(p.batch_size, 1.0)
-        ticks.append(f"<text x='{x:.1f}' y='{HEIGHT - BOTTOM + 18}' font-size='12' "
-                     f"text-anchor='middle'>{p.batch_size}</text>")
+    xs = [xy(p.batch_size, 1.0)[0] for p in model.points]
+    names = [str(p.batch_size) for p in model.points]
+    places = spread(xs, [_text_width(n) for n in names], 0, WIDTH)
+    for x, at, name in zip(xs, places, names):
+        ticks.append(f"<line x1='{x:.1f}' x2='{x:.1f}' y1='{axis}' y2='{axis + 5}' stroke='#999'/>"
+                     f"<text x='{at:.1f}' y='{axis + 5 + TEXT}' font-size='{TEXT}' "
+                     f"text-anchor='middle'>{name}</text>")
     for s in (10, 20, 50, 100, 200, 500, 1000, 2000):
         if y_lo <= np.log10(s) <= y_hi:
             _, y = xy(1.0, s)
-            ticks.append(f"<text x='{LEFT - 6}' y='{y + 4:.1f}' font-size='12' "
+            ticks.append(f"<text x='{LEFT - 8}' y='{y + 0.35 * TEXT:.1f}' font-size='{TEXT}' "
                          f"text-anchor='end'>{s}</text>")
+    middle = (10 + axis) / 2
     return (f"<svg width='{WIDTH}' height='{HEIGHT}' font-family='sans-serif'>"
-            f"<rect x='{LEFT}' y='10' width='{WIDTH - LEFT - 10}' height='{HEIGHT - BOTTOM - 10}' "
+            f"<rect x='{LEFT}' y='10' width='{WIDTH - LEFT - 10}' height='{axis - 10}' "
             f"fill='none' stroke='#999'/>{''.join(ticks)}{''.join(marks)}"
-            f"<text x='{(LEFT + WIDTH) / 2:.0f}' y='{HEIGHT - 6}' font-size='13' "
+            f"<text x='{(LEFT + WIDTH) / 2:.0f}' y='{HEIGHT - 6}' font-size='{TEXT}' "
             f"text-anchor='middle'>batch size B (log)</text>"
-            f"<text x='14' y='{(HEIGHT - BOTTOM) / 2:.0f}' font-size='13' text-anchor='middle' "
-            f"transform='rotate(-90 14 {(HEIGHT - BOTTOM) / 2:.0f})'>steps to {target:.0%} "
-            f"(log)</text><text x='{WIDTH - 16}' y='{HEIGHT - BOTTOM - 12}' font-size='13' "
-            f"text-anchor='end' fill='#555'>dashed: perfect scaling, steps ~ 1/B</text></svg>")
+            f"<text x='{TEXT + 2}' y='{middle:.0f}' font-size='{TEXT}' text-anchor='middle' "
+            f"transform='rotate(-90 {TEXT + 2} {middle:.0f})'>steps to {target:.0%} (log)</text>"
+            f"</svg>")
 
 
 def sweep_view(model, interval_ms=900):
@@ -151,7 +187,7 @@ def sweep_view(model, interval_ms=900):
                              description="target", style={"button_width": "70px"})
     play.add_class("sweep-play")                 # for a browser test to find
     shown.add_class("sweep-shown")
-    picture, readout = w.HTML(), w.HTML(layout=w.Layout(width="520px"))
+    picture, readout = w.HTML(), w.HTML()
 
     def draw(*_):                                 # looks points up; never trains or fits
         with picture.hold_sync(), readout.hold_sync():
@@ -161,7 +197,9 @@ def sweep_view(model, interval_ms=900):
     for control in (shown, target):
         control.observe(draw, names="value")
     draw()
-    view = w.VBox([w.HBox([play, shown, target]), w.HBox([picture, readout])])
+    side = w.VBox([readout, w.HTML(LEGEND)], layout=w.Layout(width="500px"))
+    view = w.VBox([w.HBox([play, shown, target]),
+                   w.HBox([picture, side], layout=w.Layout(flex_flow="row wrap"))])
     view.add_class("sweep-view")
     view.controls = dict(play=play, shown=shown, target=target)
     view.picture, view.readout = picture, readout
