@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -130,18 +131,30 @@ def test_horovod_across_two_hosts_equals_one_process(machines, tmp_path):
     assert machines.pids() == []
 
 
-def test_a_dead_host_stops_horovod_and_is_named(machines, tmp_path):
-    require_horovod()
-    victim = ADDRESSES[1]
+# Horovod 0.28.1 with MXNet 1.9.1 under Python 3.12 has crashed a rank by itself at start-up
+# (SIGSEGV, then "terminate called without an active exception") in 2 of 3 CI runs of the
+# whole suite, never alone here: then the host was never killed and the run tests nothing
+# of what this test is about. Such a run must still name the rank that crashed; the test
+# tries again, up to ATTEMPTS in all, and needs one run in which the kill came.
+ATTEMPTS = 3
+
+
+def _horovod_losing_a_host(machines, victim, tmp_dir):
+    """A Horovod job on hosts 1 and 2 whose second host is powered off once both ranks have
+    finished two steps: {"message": the launcher's error or None, "killed_at": the ranks'
+    steps when the host was killed, or None if it never was}."""
     job = DigitsJob(steps=400, batch_per_worker=8, hidden=(16,))
-    out = run_on(machines, ADDRESSES[0], f"""
+    tmp_dir.mkdir()
+    return run_on(machines, ADDRESSES[0], f"""
         import json, os, signal, subprocess
         from tutorial.parallel.hvd.train import train_with_horovod
         from tutorial.parallel.ps.digits_job import DigitsJob
         from tutorial.parallel.ps.diagnosis import ClusterError
 
+        killed_at = []
         def kill_when_training(steps):
-            if min(steps) >= 2:
+            if not killed_at and min(steps) >= 2:
+                killed_at.append(list(steps))
                 pids = subprocess.run(["ip", "netns", "pids", {machines.name_of(victim)!r}],
                                       capture_output=True, text=True).stdout.split()
                 for pid in pids:
@@ -151,11 +164,29 @@ def test_a_dead_host_stops_horovod_and_is_named(machines, tmp_path):
                                hosts="{ADDRESSES[0]}:1,{victim}:1", interface="tut0",
                                template={machines.template!r}, timeout=60,
                                on_poll=kill_when_training)
-            print(json.dumps({{"message": None}}))
+            message = None
         except ClusterError as error:
-            print(json.dumps({{"message": str(error)}}))
-    """, tmp_path)
-    assert out["message"] is not None
+            message = str(error)
+        print(json.dumps({{"message": message, "killed_at": (killed_at or [None])[0]}}))
+    """, tmp_dir)
+
+
+def test_a_dead_host_stops_horovod_and_is_named(machines, tmp_path):
+    require_horovod()
+    victim = ADDRESSES[1]
+    crashed_by_itself = []
+    for attempt in range(ATTEMPTS):
+        out = _horovod_losing_a_host(machines, victim, tmp_path / f"attempt{attempt}")
+        assert out["message"] is not None, out
+        assert machines.pids() == []
+        if out["killed_at"] is not None:
+            break
+        # no kill: a rank crashed first, and the error must say which and where
+        assert out["message"].startswith(("rank 0 on", "rank 1 on")), out["message"]
+        crashed_by_itself.append(out["message"])
+        warnings.warn(f"attempt {attempt + 1}: a Horovod rank crashed before the host was "
+                      f"killed: {out['message']}")
+    assert out["killed_at"] is not None, f"no run got as far as the kill: {crashed_by_itself}"
     assert out["message"].startswith(f"host {victim} looks down or unreachable: rank 1 on "
-                                     f"{victim} was killed by signal SIGKILL")
-    assert machines.pids() == []
+                                     f"{victim} was killed by signal SIGKILL"), (
+        out["message"], crashed_by_itself)
