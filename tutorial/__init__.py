@@ -47,6 +47,8 @@ Tools around the course, not used by the notebooks:
 - ``tutorial.horovod_setup`` build Horovod once per MXNet build, install it from its cached wheel
 - ``tutorial.lab``      start JupyterLab on the course (``make lab``) or the deck (``make slides``)
 - ``tutorial.lab_settings`` the course's JupyterLab settings (widget state saved, no news prompt)
+- ``tutorial/labextension`` the course's JupyterLab extension, plain JavaScript loaded by
+  ``tutorial.lab``: a notebook nobody changed shows no unsaved dot
 - ``tutorial.widget_frames`` a save hook that keeps each widget's saved frame when a save would drop it
 - ``tutorial.notebooks`` maintainer tools: execute, check and build the notebooks
 - ``tutorial.shown_checks`` the failed checks and errors a notebook's outputs show

@@ -16,11 +16,16 @@ True
 True
 >>> f"--NotebookNotary.data_dir={TRUST_DIR}" in cmd
 True
+>>> f"--LabServerApp.extra_labextensions_path={LABEXTENSIONS}" in cmd
+True
 
 It also writes the course's JupyterLab settings into the environment
 (:mod:`tutorial.lab_settings`: widget state saved with the notebook, no news prompt) and
 serves the notebooks through :mod:`tutorial.widget_frames`, which keeps each widget's saved
-frame when a notebook is saved without running it. For the deck, the notebook view does not
+frame when a notebook is saved without running it. It loads the course's own lab extension
+from :data:`LABEXTENSIONS` (``tutorial/labextension/tutorial-clean-until-changed``, plain
+JavaScript, nothing to build): a notebook nobody changed shows no unsaved dot, which the widget
+manager's ``saveState`` would raise on opening. For the deck, the notebook view does not
 autosave (:data:`tutorial.lab_settings.PRESENTING`): the slideshow beside it is the one
 writer while presenting.
 """
@@ -39,6 +44,9 @@ SLIDES = ROOT / "slides"
 # environment, so trusting the course's notebooks writes nothing in the learner's home.
 TRUST_DIR = Path(sys.prefix) / "share" / "jupyter" / "tutorial-trust"
 PRE_SAVE_HOOK = "tutorial.widget_frames.keep_saved_frames"
+# The course's prebuilt lab extensions, one folder each (package.json and its script). Given to
+# LabServerApp, so JupyterLab and RISE's slideshow (RiseApp, its sibling class) both load them.
+LABEXTENSIONS = Path(__file__).resolve().parent / "labextension"
 
 
 def lab_command(notebook_dir=NOTEBOOKS, port=None, token=None, open_browser=True,
@@ -60,7 +68,8 @@ def lab_command(notebook_dir=NOTEBOOKS, port=None, token=None, open_browser=True
            f"--ServerApp.root_dir={notebook_dir}",
            "--ServerApp.open_browser=" + ("True" if open_browser else "False"),
            f"--NotebookNotary.data_dir={trust_dir}",
-           f"--ContentsManager.pre_save_hook={PRE_SAVE_HOOK}"]
+           f"--ContentsManager.pre_save_hook={PRE_SAVE_HOOK}",
+           f"--LabServerApp.extra_labextensions_path={LABEXTENSIONS}"]
     if app_settings_dir is not None:
         cmd.append(f"--LabApp.app_settings_dir={app_settings_dir}")
     if port is not None:

@@ -18,8 +18,9 @@ JupyterLab's Settings menu.
   no check for JupyterLab updates: the course pins its versions.
 - **Presenting** (``make slides``, :data:`PRESENTING`): the notebook view does not autosave.
   RISE's slideshow is a second JupyterLab core in an iframe with its own copy of the deck;
-  both autosave every two minutes, so after two minutes of a talk the notebook view (made
-  dirty on opening by the widget manager) wrote the deck, and the slideshow's next save
+  both autosave every two minutes, so after two minutes of a talk the notebook view (dirty
+  once a cell runs there; on opening too, before the course's lab extension in
+  :mod:`tutorial.lab`) wrote the deck, and the slideshow's next save
   met "File Changed ... overwrite or revert?" mid-talk (jupyterlab-contrib/rise#68). With
   one writer, the slideshow keeps its autosave and its Ctrl+S; the notebook view saves on
   Ctrl+S only. RISE reads :data:`APP_SETTINGS_DIR` (it has no option for another), so the
