@@ -114,7 +114,7 @@ TEXT_SIZES = """(slide) => {
     }
     for (const img of area.querySelectorAll('img')) {
       if (!visible(img) || !img.naturalHeight) continue;
-      out.push({text: '<img ' + img.className + '>',
+      out.push({text: '<img ' + img.className + '>', classes: img.className,
                 scale: img.getBoundingClientRect().height / img.naturalHeight});
     }
   }
@@ -123,5 +123,6 @@ TEXT_SIZES = """(slide) => {
 
 
 def text_sizes(frame):
-    """[{text, px}] and [{text: '<img ...>', scale}] of the slide on screen (``TEXT_SIZES``)."""
+    """[{text, px}] and [{text: '<img ...>', classes, scale}] of the slide on screen
+    (``TEXT_SIZES``)."""
     return frame.evaluate(TEXT_SIZES, SLIDE)

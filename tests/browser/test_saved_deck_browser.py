@@ -144,7 +144,7 @@ def _shown_text_px(sizes):
         if "scale" not in size:
             shown.append((size["px"], size["text"]))
             continue
-        known = [px for name, px in BITMAP_TEXT_PX.items() if name in size["text"].split()]
+        known = [px for name, px in BITMAP_TEXT_PX.items() if name in size["classes"].split()]
         shown.append((round(known[0] * size["scale"], 1) if known else None, size["text"]))
     return shown
 
@@ -200,6 +200,7 @@ class Saved:
     after_run_all: dict       # the file as saved after Run All
     saved_in_rise: object     # the file as saved from inside the slideshow, or None
     dialogs: list             # the dialogs open after that save, in the page and the slideshow
+    dirty_on_open: int        # tabs showing the unsaved dot once the committed deck is open
 
 
 def _exported_page_problems(executable, page_path):
@@ -253,7 +254,11 @@ def saved_deck(tmp_path_factory):
                            for name, shown in texts.items()},
          "unrun": unrun, "stderr": stderr, "dialogs": dialogs}))
     return Saved(deck, reopened, heights, texts, executable, unrun, stderr, after_run_all,
-                 saved_in_rise, dialogs)
+                 saved_in_rise, dialogs, dirty_on_open)
+
+
+def test_the_deck_opens_without_the_unsaved_dot(saved_deck):
+    assert saved_deck.dirty_on_open == 0
 
 
 def test_run_all_ran_every_code_cell(saved_deck):
