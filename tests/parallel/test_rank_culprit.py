@@ -19,6 +19,7 @@ class FakePopen:
 class FakeRank:
     def __init__(self, name, code, log, host=None):
         self.name, self.popen, self._log, self.host = name, FakePopen(code), log, host
+        self.role, self.log_path = "rank", f"/tmp/run/{name.replace(' ', '')}.log"
 
     def log(self):
         return self._log
@@ -45,3 +46,14 @@ def test_a_rank_that_crashed_on_its_own_is_the_cause_whatever_followed():
     crashed = FakeRank("rank 1", -signal.SIGSEGV,
                        "Segmentation fault: 11\n\nterminate called without an active exception\n")
     assert _culprit([waiting, crashed], grace=0.0) is crashed
+
+
+def test_the_message_names_the_segfault_not_the_abort_that_followed():
+    from tutorial.parallel.ps.diagnosis import failure_message
+
+    crashed = FakeRank("rank 0", -signal.SIGABRT,
+                       "\nSegmentation fault: 11\n\nterminate called without an active exception\n")
+    message = failure_message(crashed, [], "/tmp/run")
+    assert message.startswith("rank 0 crashed (segmentation fault, then aborted) before "
+                              "finishing its first step: Segmentation fault: 11;"), message
+    assert message.endswith("run again; if it repeats, read the log."), message

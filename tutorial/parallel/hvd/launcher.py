@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Optional, Tuple
 
 from tutorial.parallel.ps.cluster import REPO_ROOT, _start, supervise
-from tutorial.parallel.ps.diagnosis import HOST_LOST
+from tutorial.parallel.ps.diagnosis import HOST_LOST, SEGFAULT
 from tutorial.parallel.ps.ports import HOST, claimed_port
 from tutorial.parallel.ps.rundir import run_directory
 from tutorial.validate import check_count, check_range
@@ -104,7 +104,7 @@ def run_horovod(worker_argv, num_ranks=2, timeout=120.0, port=None, run_dir=None
 
 def _aftermath(node):
     tail = node.log().strip().splitlines()[-3:]
-    if any("Segmentation fault" in line for line in tail):     # a crash of its own
+    if any(SEGFAULT in line for line in tail):                   # a crash of its own
         return False
     return any(word in line for line in tail for word in _AFTERMATH)
 

@@ -8,6 +8,8 @@ error line, and what to do. Workers report progress as lines ``step N ...``.
 ('was killed by signal SIGKILL', 'exited with code 1')
 >>> _last_line("step 1\nTraceback ...\nRuntimeError: boom\n")
 'RuntimeError: boom'
+>>> _last_line("Segmentation fault: 11\n\nterminate called without an active exception\n")
+'Segmentation fault: 11'
 """
 
 import re
@@ -33,10 +35,16 @@ class ClusterError(RuntimeError):
         self.pids = tuple(pids)    # the processes it had started (all stopped by now)
 
 
+# MXNet's handler prints this line on SIGSEGV, then calls exit(): the threads still running
+# then abort the process ("terminate called without an active exception", SIGABRT).
+SEGFAULT = "Segmentation fault"
+
+
 def _last_line(text):
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    crashes = [ln for ln in lines if ln.startswith(SEGFAULT)]
     errors = [ln for ln in lines if "Error" in ln or "error" in ln]
-    return (errors or lines or ["(it printed nothing)"])[-1][:400]
+    return (crashes or errors or lines or ["(it printed nothing)"])[-1][:400]
 
 
 def _how_it_ended(code):
@@ -72,10 +80,16 @@ def failure_message(node, others, run_dir):
         return _lost_host_message(node, others, when, run_dir)
     stopped = ", ".join(n.name for n in others) or "none"
     hint = ""
+    if SEGFAULT in text and not steps:
+        hint = (" A crash inside MXNet or Horovod before the first step happens now and then "
+                "on a busy machine (Horovod 0.28 with MXNet 1.9): run again; if it repeats, "
+                "read the log.")
     if "bind failed" in text or "no socket to node" in text:
         hint = (" The scheduler's port was taken (by another program, or a cluster started at "
                 "the same moment); pass port=None to let the launcher pick a free one.")
-    return (f"{node.name} {_how_it_ended(node.popen.returncode)} {when}: {_last_line(text)}; "
+    how = (f"crashed ({SEGFAULT.lower()}, then aborted)" if SEGFAULT in text
+           else _how_it_ended(node.popen.returncode))
+    return (f"{node.name} {how} {when}: {_last_line(text)}; "
             f"the other processes ({stopped}) were stopped. Read {node.log_path} for its full "
             f"log, fix the error it names, and run again (logs of every process are in {run_dir})."
             + hint)
