@@ -39,8 +39,10 @@ def test_tick_and_play_callbacks_never_recompute(model, monkeypatch):
     widget = anim.pipeline_animation(model, stages=4, microbatches=8)
     c = widget.controls
     # it opens on the last tick, each schedule whole (its own last tick): a saved frame
-    # shows the complete schedules
-    assert c["tick"].max == 4 * 2 * 8 - 1 and c["tick"].value == c["play"].value == c["tick"].max
+    # shows the complete schedules. The slider counts from 1, as the captions ("tick 11 of
+    # 22") do; data-tick is the frame looked up, from 0.
+    assert c["tick"].min == 1 and c["tick"].max == 4 * 2 * 8
+    assert c["tick"].value == c["play"].value == c["tick"].max
     assert shown_ticks(widget) == [4 * 2 * 8 - 1] + [2 * (8 + 4 - 1) - 1] * 2  # naive longest
 
     def forbidden(*args, **kwargs):
@@ -50,11 +52,12 @@ def test_tick_and_play_callbacks_never_recompute(model, monkeypatch):
         monkeypatch.setattr(anim, name, forbidden)
     monkeypatch.setattr(anim.sch, "schedule", forbidden)
     monkeypatch.setattr(anim.sch, "held", forbidden)
-    c["tick"].value = 10
+    c["tick"].value = 11
     assert shown_ticks(widget) == [10, 10, 10]
+    assert all("tick 11 of" in p.value for p in widget.panels.children)
     c["stages"].value = 2
     c["pick"].value = "1f1b"
-    assert len(widget.panels.children) == 1 and c["tick"].max == 2 * (8 + 2 - 1) - 1
+    assert len(widget.panels.children) == 1 and c["tick"].max == 2 * (8 + 2 - 1)
     assert shown_ticks(widget) == [10]
 
 

@@ -37,6 +37,7 @@ TEXT_PX = 18        # every caption, row name, read-out and legend: readable on 
 CELL_PX = 25        # a tick's column, wide enough for a TEXT_PX label such as 'B3'
 ROW_PX = 28         # a stage's row
 GRID_PX = 900       # the most the tick columns take together: fits a slide beside the names
+IDLE = "#c8c8c8"     # an idle tick: grey, unlike the white of ticks still to come
 MIN_LABEL_PX = 9    # in a grid scaled down further, cells keep their colour, not their label
 GLYPH_EM = 0.6      # a monospace character's width, in em
 
@@ -93,7 +94,7 @@ def _column(cell):
 def _cell(label, where, cell, label_px, now):
     """One tick of one stage: its colour, its label if ``label_px``, always a tooltip."""
     if not label:
-        return f"<td title='idle, {where}' style='{_column(cell)}background:#f4f4f4'></td>"
+        return f"<td title='idle, {where}' style='{_column(cell)}background:{IDLE}'></td>"
     style = _column(cell) + f"background:hsl({210 if label[0] == 'F' else 28},70%,62%);"
     if now:
         style += "outline:2px solid #222;outline-offset:-1px;"
@@ -158,8 +159,9 @@ def pipeline_animation(model=None, stages=3, microbatches=6, interval_ms=400):
     n_micro = w.IntSlider(value=microbatches, min=ms[0], max=ms[-1],
                           description="micro-batches m", style=wide,
                           layout=w.Layout(width="310px"))
-    play = w.Play(value=0, min=0, max=1, interval=interval_ms, description="Play")
-    tick = w.IntSlider(value=0, min=0, max=1, description="tick", style=wide,
+    # the slider counts ticks from 1, as the captions do; frames are looked up from 0
+    play = w.Play(value=1, min=1, max=2, interval=interval_ms, description="Play")
+    tick = w.IntSlider(value=1, min=1, max=2, description="tick", style=wide,
                        layout=w.Layout(width="230px"))
     w.jslink((play, "value"), (tick, "value"))
     play.add_class("pipeline-play")                     # for a browser test to find
@@ -174,13 +176,13 @@ def pipeline_animation(model=None, stages=3, microbatches=6, interval_ms=400):
             for name in shown:
                 stack.enter_context(views[name].hold_sync())
             for name, frames in shown.items():
-                views[name].value = render(frames, tick.value, columns)
+                views[name].value = render(frames, tick.value - 1, columns)
 
     def choose(*_):
         chosen = names if pick.value == ALL else (pick.value,)
         shown.clear()
         shown.update({name: model[name, n_stages.value, n_micro.value] for name in chosen})
-        last = max(f.plan.ticks for f in shown.values()) - 1
+        last = max(f.plan.ticks for f in shown.values())
         play.max = tick.max = last
         tick.value = min(tick.value, last)
         panels.children = [views[name] for name in chosen]
@@ -191,14 +193,15 @@ def pipeline_animation(model=None, stages=3, microbatches=6, interval_ms=400):
     tick.observe(draw, "value")
     choose()
     # start on the last tick: a saved or exported frame shows whole schedules (Play at the
-    # end starts again from tick 0)
+    # end starts again from tick 1)
     play.value = tick.value = tick.max
     controls = w.HBox([play, tick, pick, n_stages, n_micro],
                       layout=w.Layout(flex_flow="row wrap", align_items="center"))
     legend = w.HTML(f"<div style='font-size:{TEXT_PX}px;line-height:1.3'>blue F<i>i</i>, "
                     "orange B<i>i</i>: forward, backward of micro-batch <i>i</i>; grey: "
-                    "idle (the bubble); holds: micro-batches whose activations wait for "
-                    "their backward</div>")
+                    "idle (the bubble); holds: micro-batches whose activations the stage "
+                    "keeps at this tick, from their forward until their backward has run"
+                    "</div>")
     widget = w.VBox([controls, panels, legend])
     widget.controls = dict(pick=pick, stages=n_stages, microbatches=n_micro, play=play,
                            tick=tick)
