@@ -77,7 +77,7 @@ def _text(selector, pattern):
 DEMOS = (
     Demo("race", "the optimizer race", ".race-play button", ".race-play button"),
     Demo("dashboard", "Data parallelism", ".dp-dashboard-run", ".dp-dashboard-run",
-         _text(".dp-dashboard-summary", r"step (\d+)\/\1\b")),
+         _text(".dp-dashboard-summary", r"finished")),      # and the last figure drawn
     Demo("allreduce", "Summing gradients", ".allreduce-network-play button",
          ".allreduce-network-play button"),
     Demo("cluster", "a real cluster", ".cluster-start button, button.cluster-start",

@@ -27,8 +27,8 @@ def test_each_row_is_measured_once_and_the_efficiency_is_against_one_device():
     demo.start()
     finish(demo)
     rows = demo.table.value
-    assert "K = 2: 480 images/s, efficiency tau_K / (K tau_1) = 0.75" in rows
-    assert "K = 4: 640 images/s, efficiency tau_K / (K tau_1) = 0.50" in rows
+    assert "K = 2: 480 images/s, efficiency τ_K / (K τ_1) = 0.75" in rows
+    assert "K = 4: 640 images/s, efficiency τ_K / (K τ_1) = 0.50" in rows
     assert "done in" in demo.status.value and "2.00x" in demo.status.value
     assert "add no compute" in demo.status.value          # CPU contexts: said plainly
     assert demo.chart.value.count("<rect") == 2 * len(ROWS)

@@ -32,7 +32,8 @@ def legend(model):
 
 
 def allreduce_network(model=None, nodes=16, interval_ms=150):
-    """The widget: show, nodes, size, straggler, Play + time slider, one panel per algorithm."""
+    """The widget: show, nodes, size, straggler, Play + frame slider (the clock beside it
+    says the time), one panel per algorithm."""
     import ipywidgets as w
 
     model = nt.build_network_model() if model is None else model
@@ -52,14 +53,14 @@ def allreduce_network(model=None, nodes=16, interval_ms=150):
     size = w.Dropdown(options=[label for label, _ in model.sizes], value=model.sizes[-1][0],
                       description="per node", style=narrow, layout=box(170))
     slow = w.Dropdown(options=[("none", -1)] + [(str(i), i) for i in range(counts[-1])],
-                      value=-1, description="slow node", style=narrow, layout=box(150))
+                      value=-1, description="slow node", style=narrow, layout=box(175))
     slowdown = w.Dropdown(options=[(f"{s:g}\u00d7", s) for s in model.slowdowns],
                           value=model.slowdowns[len(model.slowdowns) // 2],
                           description="slowdown", style=narrow, layout=box(150))
     # the clock starts at the end: a saved or exported frame shows every algorithm done
     # (Play at the end starts again from t = 0)
     play = w.Play(value=FRAMES, min=0, max=FRAMES, interval=interval_ms, description="Play")
-    time = w.IntSlider(value=FRAMES, min=0, max=FRAMES, description="time", style=narrow,
+    time = w.IntSlider(value=FRAMES, min=0, max=FRAMES, description="frame", style=narrow,
                        layout=box(360))
     w.jslink((play, "value"), (time, "value"))
     play.add_class("allreduce-network-play")        # for a browser test to find

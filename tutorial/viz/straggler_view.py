@@ -31,7 +31,7 @@ PLOT_W, PLOT_H, LEFT, TOP = 560, 340, 52, 30   # the loss plot and its frame's l
 
 
 def _when(t):
-    return "never" if not np.isfinite(t) else f"t = {t:.0f}"
+    return "never" if not np.isfinite(t) else f"t&nbsp;=&nbsp;{t:.0f}"      # one line
 
 
 def readout_html(s):

@@ -6,7 +6,7 @@ images per device, and times a few training steps on each
 (:func:`tutorial.parallel.throughput.measure`, after untimed warm-up steps). It runs in a
 thread (:class:`~tutorial.parallel.live.BackgroundRun`), so Stop stays clickable, and each
 K adds its row as soon as it is measured: images/s and the scaling efficiency
-tau_K / (K tau_1). The input is one synthetic batch fed every step, so the rows time the
+τ_K / (K τ_1). The input is one synthetic batch fed every step, so the rows time the
 devices and the gradient sums, not the data loading.
 
 Without GPUs, K CPU contexts share this machine's cores: they add no compute (at best they
@@ -19,7 +19,7 @@ The texts are pure functions of the measurements (tests call them without a brow
 >>> from tutorial.parallel.throughput import Measurement
 >>> rows = [(1, Measurement(640, 2.0)), (2, Measurement(1280, 2.5))]
 >>> print(row_text(*rows[1], tau_1=320.0))
-K = 2: 512 images/s, efficiency tau_K / (K tau_1) = 0.80
+K = 2: 512 images/s, efficiency τ_K / (K τ_1) = 0.80
 """
 
 import dataclasses
@@ -59,7 +59,7 @@ def plan_text(plan, on_gpus):
 
 def row_text(k, measurement, tau_1):
     tau = measurement.images_per_s
-    return f"K = {k}: {tau:.0f} images/s, efficiency tau_K / (K tau_1) = {tau / (k * tau_1):.2f}"
+    return f"K = {k}: {tau:.0f} images/s, efficiency τ_K / (K τ_1) = {tau / (k * tau_1):.2f}"
 
 
 def verdict_text(rows, on_gpus):
@@ -91,7 +91,7 @@ def bars_svg(rows, width=560, height=210):
         marks.append(f"<text x='{x + slot * 0.3:.0f}' y='{height - 6}' "
                      f"text-anchor='middle'>K = {k}</text>")
     return (f"<svg width='{width}' height='{height}' font-family='sans-serif' "
-            f"font-size='{TEXT_PX}'><text x='2' y='{TEXT_PX}'>images/s (dashed: K x tau_1, "
+            f"font-size='{TEXT_PX}'><text x='2' y='{TEXT_PX}'>images/s (dashed: K × τ_1, "
             f"perfect scaling)</text>{''.join(marks)}</svg>")
 
 
