@@ -20,6 +20,8 @@ import json
 import re
 import shutil
 
+import warnings
+
 import pytest
 
 from jupyter_browser import (ARTIFACTS, chromium_executable, chromium_page, cleared_copy,
@@ -192,6 +194,14 @@ def test_the_memory_bars_follow_their_controls_and_the_run_measures_the_count(pr
     _screenshot(page, "memory_run")
 
 
+# Horovod 0.28 with MXNet 1.9 now and then crashes a rank before its first step on a busy
+# machine (a segfault; tutorial.parallel.ps.diagnosis says so and says to run again): seen
+# once in this deck's demo and in CI's whole-suite runs, never in 52 runs alone. Pressed
+# again once, as the message says; any other failure fails at once.
+START_UP_CRASH = "crashed (segmentation fault, then aborted) before finishing its first step"
+START_ATTEMPTS = 2
+
+
 @pytest.mark.parametrize("slide_text, identical, shot", [
     ("a real cluster", "identical weights on both workers (each pulled the same sum): True",
      "cluster"),
@@ -206,11 +216,17 @@ def test_the_cluster_button_trains_real_processes_in_the_slide(presentation, sli
         require_horovod()
     page, frame, _ = presentation
     output = _run_demo(presentation, slide_text, ".cluster-start button, button.cluster-start")
-    output.locator("button", has_text="Start cluster").click()
-    frame.wait_for_function(
-        "(slide) => /done in|failed after/.test(document.querySelector(slide + ' .cluster-status')"
-        "?.innerText ?? '')", arg=SLIDE, timeout=150_000)
-    status = output.locator(".cluster-status").inner_text()
+    ended = ("(slide) => /done in|failed after/.test(document.querySelector(slide + "
+             "' .cluster-status')?.innerText ?? '')")
+    for attempt in range(START_ATTEMPTS):
+        output.locator("button", has_text="Start cluster").click()
+        frame.wait_for_function(f"(slide) => !({ended})(slide)", arg=SLIDE, timeout=30_000)
+        frame.wait_for_function(ended, arg=SLIDE, timeout=150_000)
+        status = output.locator(".cluster-status").inner_text()
+        if START_UP_CRASH not in status:
+            break
+        # what the message tells the instructor to do, and what they would do
+        warnings.warn(f"attempt {attempt + 1}: {status}")
     assert "done in" in status, status
     assert identical in _result_text(frame)
     _screenshot(page, shot)

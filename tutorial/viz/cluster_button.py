@@ -128,7 +128,7 @@ def loss_svg(runs, width=560, height=210):
             f"<text x='{left}' y='{bottom + TEXT_PX + 4}'>step 1</text><text x='{width - 10}' "
             f"y='{bottom + TEXT_PX + 4}' text-anchor='end'>step {steps}</text>"
             f"{''.join(marks)}<text x='{(left + width) / 2:.0f}' y='{height - 4}' "
-            f"text-anchor='middle'>loss on its own rows: {' '.join(key)}</text></svg>")
+            f"text-anchor='middle'>loss of each rank on its own rows: {' '.join(key)}</text></svg>")
 
 
 class ClusterDemo:
