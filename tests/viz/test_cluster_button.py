@@ -124,7 +124,7 @@ def test_status_lines_are_pure_functions_of_the_reports():
     assert lines[1] == "rank 0: last loss 0.500, accuracy of its final weights 0.800"
     svg = cb.loss_svg(fake_runs(4))
     assert svg.count("<polyline") == 2 and "step 4" in svg
-    assert "&#9632; rank 0</tspan>" in svg and "&#9632; rank 1</tspan>" in svg    # the key
+    assert "&#9632; worker 0</tspan>" in svg and "&#9632; worker 1</tspan>" in svg  # the key
 
 
 @pytest.mark.slow    # runs a real cluster

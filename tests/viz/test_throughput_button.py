@@ -29,21 +29,21 @@ def test_each_row_is_measured_once_and_the_efficiency_is_against_one_device():
     rows = demo.table.value
     assert "K = 2: 480 images/s, efficiency τ_K / (K τ_1) = 0.75" in rows
     assert "K = 4: 640 images/s, efficiency τ_K / (K τ_1) = 0.50" in rows
-    assert "done in" in demo.status.value and "2.00x" in demo.status.value
+    assert "done in" in demo.status.value and "2.00×" in demo.status.value
     assert "add no compute" in demo.status.value          # CPU contexts: said plainly
     assert demo.chart.value.count("<rect") == 2 * len(ROWS)
 
 
 def test_on_cpu_contexts_the_verdict_follows_the_measured_ratio():
     slower = ROWS[:1] + [(k, Measurement(m.images, m.seconds * k * 2)) for k, m in ROWS[1:]]
-    assert "2.00x" in tb.verdict_text(ROWS, on_gpus=False)
+    assert "2.00×" in tb.verdict_text(ROWS, on_gpus=False)
     assert "the gain is the cores kept busier" in tb.verdict_text(ROWS, on_gpus=False)
     said = tb.verdict_text(slower, on_gpus=False)
     assert "gain" not in said and "the cost of splitting the batch" in said, said
 
 
 def test_on_gpus_the_verdict_is_a_speed_up():
-    assert tb.verdict_text(ROWS, on_gpus=True) == "4 GPUs process 2.00x the images per second of one."
+    assert tb.verdict_text(ROWS, on_gpus=True) == "4 GPUs process 2.00× the images per second of one."
     assert "sharing this machine's cores" in tb.plan_text(tb.Plan(), on_gpus=False)
     assert "GPUs" in tb.plan_text(tb.Plan(), on_gpus=True)
 

@@ -114,7 +114,7 @@ def loss_svg(runs, width=560, height=210):
     left, bottom = 56, height - 2 * TEXT_PX - 16         # two lines of text below the plot
     marks, key = [], []
     for run, v, colour in zip(runs, losses, ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")):
-        key.append(f"<tspan fill='{colour}'>&#9632; rank {run.rank}</tspan>")
+        key.append(f"<tspan fill='{colour}'>&#9632; worker {run.rank}</tspan>")   # as the bars say
         x = left + np.arange(len(v)) / max(steps - 1, 1) * (width - left - 10)
         y = 10 + (1 - v / top) * (bottom - 10)
         pts = " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(x, y))
@@ -128,7 +128,8 @@ def loss_svg(runs, width=560, height=210):
             f"<text x='{left}' y='{bottom + TEXT_PX + 4}'>step 1</text><text x='{width - 10}' "
             f"y='{bottom + TEXT_PX + 4}' text-anchor='end'>step {steps}</text>"
             f"{''.join(marks)}<text x='{(left + width) / 2:.0f}' y='{height - 4}' "
-            f"text-anchor='middle'>loss of each rank on its own rows: {' '.join(key)}</text></svg>")
+            f"text-anchor='middle'>loss of each worker on its own rows: {' '.join(key)}"
+            f"</text></svg>")
 
 
 class ClusterDemo:

@@ -67,10 +67,10 @@ def verdict_text(rows, on_gpus):
     (_, first), (k, last) = rows[0], rows[-1]
     gain = last.images_per_s / first.images_per_s
     if on_gpus:
-        return f"{k} GPUs process {gain:.2f}x the images per second of one."
+        return f"{k} GPUs process {gain:.2f}× the images per second of one."
     why = ("the gain is the cores kept busier" if gain > 1 else
            "what they add is the cost of splitting the batch and summing the gradients")
-    return (f"{k} CPU contexts process {gain:.2f}x the images per second of one: they share "
+    return (f"{k} CPU contexts process {gain:.2f}× the images per second of one: they share "
             f"this machine's cores, so they add no compute; {why} (notebook 11, section 4).")
 
 
