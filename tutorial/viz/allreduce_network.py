@@ -22,7 +22,7 @@ def legend(model):
     """What the colours mean (first line) and what the clock counts (second line)."""
     alpha, beta, gamma = model.network
     dot = "<span style='color:{}'>&#9679;</span>".format
-    return (f"<div style='font:{network_svg.TEXT}px sans-serif;line-height:1.35'>"
+    return (f"<div style='font:{network_svg.TEXT_PX}px sans-serif;line-height:1.35'>"
             f"{dot(network_svg.ADD)} a partial sum on its way (the receiver, ringed orange, "
             f"adds it in) &nbsp; {dot(network_svg.COPY)} the full sum on its way &nbsp; "
             f"<span style='color:{network_svg.SLOW}'>red</span>: the slow node<br>"
@@ -82,7 +82,7 @@ def allreduce_network(model=None, nodes=16, interval_ms=150):
         with contextlib.ExitStack() as stack:
             for view in (clock, *(views[a] for a in shown)):
                 stack.enter_context(view.hold_sync())
-            clock.value = (f"<span style='font:bold {network_svg.TEXT}px sans-serif'>t = "
+            clock.value = (f"<span style='font:bold {network_svg.TEXT_PX}px sans-serif'>t = "
                            f"{network_svg.duration(t)}</span>")
             for a, tl in shown.items():
                 views[a].value = network_svg.panel(model.layouts[a, n], tl, t, time.value,

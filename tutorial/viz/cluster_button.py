@@ -34,7 +34,8 @@ import time
 
 import numpy as np
 
-from tutorial.viz.run_buttons import TEXT_PX, RunButtons, status_line
+from tutorial.viz.projector import TEXT_PX
+from tutorial.viz.run_buttons import RunButtons, status_line
 
 
 WORKERS, SERVERS = 2, 2

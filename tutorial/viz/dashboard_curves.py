@@ -16,10 +16,11 @@ import io
 
 import numpy as np
 
+from tutorial.viz.projector import TEXT_PX
+
 WINDOW = 21                   # steps in the throughput's running median (odd: a real step)
 DPI = 100
 SIZE_PX = (1160, 250)         # the slide's width but RISE's arrows; the height left
-TEXT_PX = 18                  # every title, legend and tick label, at SIZE_PX
 
 
 def text_points(px=TEXT_PX):

@@ -15,7 +15,6 @@ count. Text 18 px; sized for a 1280x720 slide.
 True
 """
 
-import html
 from typing import NamedTuple
 
 import numpy as np
@@ -23,15 +22,15 @@ import numpy as np
 from tutorial.memory.zero import STAGES
 from tutorial.viz.memory_model import largest
 from tutorial.viz.memory_run import STEPS, compare_html, zero1_reports
-from tutorial.viz.run_buttons import RunButtons
+from tutorial.viz.projector import TEXT_PX
+from tutorial.viz.run_buttons import RunButtons, status_line
 
 KINDS = (("weights", "#1f77b4"), ("gradients", "#ff7f0e"), ("Adam state", "#2ca02c"),
          ("activations", "#9467bd"))
 NAMES = ("data par.", "ZeRO-1", "ZeRO-2", "ZeRO-3")
 WIDTH, HEIGHT, LEFT, TOP, BOTTOM = 690, 390, 78, 52, 300
-FONT = 18
 STYLE = (f"<style>.memory-demo .widget-toggle-button, .memory-demo .widget-label, "
-         f".memory-demo .widget-button {{font-size:{FONT}px}} "
+         f".memory-demo .widget-button {{font-size:{TEXT_PX}px}} "
          f".memory-demo .widget-toggle-button {{width:auto; padding:0 10px}}</style>")
 
 
@@ -88,7 +87,7 @@ def chart_svg(model, key, axis=None):
                      f"<text x='{LEFT + 150 * i + 22}' y='23'>{k}</text>"
                      for i, (k, c) in enumerate(KINDS))
     return (f"<svg width='{WIDTH}' height='{HEIGHT}' font-family='sans-serif' "
-            f"font-size='{FONT}'>{legend}<text x='4' y='{TOP - 10}'>{axis.name}</text>"
+            f"font-size='{TEXT_PX}'>{legend}<text x='4' y='{TOP - 10}'>{axis.name}</text>"
             f"{''.join(marks)}"
             f"<text x='4' y='{BOTTOM + 80}' fill='#555'>held at its peak by device 0; "
             f"sent: bytes per step</text></svg>")
@@ -113,12 +112,8 @@ def readout_html(model, key, axis=None):
                      f"the bytes sent.")
     if precision == "mixed":
         parts.append("Mixed: float16 copies, float32 master weights beside Adam's moments.")
-    return (f"<div style='font:{FONT}px sans-serif;line-height:1.35;width:470px'>"
+    return (f"<div style='font:{TEXT_PX}px sans-serif;line-height:1.35;width:470px'>"
             f"{' '.join(parts)}</div>")
-
-
-def _line(text, colour="#222"):
-    return f"<div style='font:{FONT}px sans-serif;color:{colour}'>{html.escape(text)}</div>"
 
 
 def _toggles(label, options, value, name):
@@ -166,15 +161,15 @@ def memory_view(model, devices=4, tensor=1, recompute=False, precision="float32"
 
     buttons = RunButtons(f"Run {STEPS} ZeRO-1 steps", width="250px")   # the label whole at 18 px
     buttons.start_button.add_class("memory-run-start")
-    status.value = _line(f"Run: {STEPS} real ZeRO-1 steps on K devices; the bytes each "
-                         f"device held and sent, measured beside the count.", "#555")
+    status.value = status_line(f"Run: {STEPS} real ZeRO-1 steps on K devices; the bytes each "
+                               f"device held and sent, measured beside the count.", "#555")
     if make_devices is None:
         from tutorial.devices import training_devices as make_devices
 
     def start():
         k = controls["devices"].value
         counted = model.zero1[k]
-        status.value = _line(f"training on K = {k} devices (T = 1, float32) ...")
+        status.value = status_line(f"training on K = {k} devices (T = 1, float32) ...")
         table.value = ""
 
         def show(measured):
@@ -182,9 +177,9 @@ def memory_view(model, devices=4, tensor=1, recompute=False, precision="float32"
                 table.value = compare_html(measured, counted)
 
         def finish(outcome, message):                # what ran: Run ignores T and precision
-            status.value = _line(f"{outcome} (K = {k}, T = 1, float32)"
-                                 f"{': ' + message if message else ''}",
-                                 "green" if outcome == "finished" else "#b30000")
+            status.value = status_line(f"{outcome} (K = {k}, T = 1, float32)"
+                                       f"{': ' + message if message else ''}",
+                                       "green" if outcome == "finished" else "#b30000")
 
         return buttons.launch(lambda stop: zero1_reports(model.widths, model.batch,
                                                          make_devices(k), stop),

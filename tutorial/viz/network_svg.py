@@ -4,7 +4,7 @@ Only drawing: the links are drawn once per layout (:func:`background`); :func:`p
 what changes with time (nodes filling up as they hold more of the sum; messages moving
 along their links, each keeping to its right; the straggler), then the node numbers on
 top, so that no message hides one. Sizes are for a 1280x720 projector: four panels of
-:data:`PANEL` pixels side by side, every text at :data:`TEXT` px.
+:data:`PANEL` pixels side by side, every text at :data:`TEXT_PX` px.
 """
 
 import html
@@ -13,15 +13,15 @@ import numpy as np
 
 from tutorial.viz import network_timeline as nt
 from tutorial.viz import topology
+from tutorial.viz.projector import TEXT_PX
 
 PANEL = 280                   # pixels: four panels fit a projector's width
-TEXT = 18                     # px: the smallest text the back of a room reads
 LANE = 5                      # pixels: messages keep right, so two ways on a link both show
 ADD, COPY, SLOW = "#e6550d", "#31a354", "#d62728"    # partial sum, full sum, straggler
 
 
 def node_radius(size):
-    return max(round(0.72 * TEXT), round(size * 0.04))     # room for two digits inside
+    return max(round(0.72 * TEXT_PX), round(size * 0.04))     # room for two digits inside
 
 
 def _xy(points, size):
@@ -60,8 +60,8 @@ def _nodes(lay, tl, t, size, slow_node):
 
 
 def _labels(lay, size):
-    return "".join(f"<text x='{x:.1f}' y='{y + 0.35 * TEXT:.1f}' text-anchor='middle' "
-                   f"font-family='sans-serif' font-size='{TEXT}' font-weight='bold' fill='#111' "
+    return "".join(f"<text x='{x:.1f}' y='{y + 0.35 * TEXT_PX:.1f}' text-anchor='middle' "
+                   f"font-family='sans-serif' font-size='{TEXT_PX}' font-weight='bold' fill='#111' "
                    f"stroke='white' stroke-width='2' paint-order='stroke'>{node}</text>"
                    for node, (x, y) in enumerate(_xy(lay.positions, size)))
 
@@ -102,8 +102,8 @@ def panel(lay, tl, t, frame, drawn_links, size=PANEL, slow_node=None):
     finished = " style='color:#2b8a3e'" if t >= tl.total else ""
     return (f"<div class='allreduce-network' data-algorithm='{html.escape(tl.algorithm)}' "
             f"data-frame='{frame}' style='width:{size}px;margin:0 6px 0 0'>"
-            f"<div style='font:bold {TEXT}px sans-serif'>{html.escape(tl.algorithm)}</div>"
-            f"<div style='font:{TEXT}px sans-serif;height:1.3em;white-space:nowrap'>"
+            f"<div style='font:bold {TEXT_PX}px sans-serif'>{html.escape(tl.algorithm)}</div>"
+            f"<div style='font:{TEXT_PX}px sans-serif;height:1.3em;white-space:nowrap'>"
             f"<span{finished}>{html.escape(status(tl, t))}</span></div>"
             f"<svg width='{size}' height='{size}' viewBox='0 0 {size} {size}'>{drawn_links}"
             f"{_slow_links(lay, size, slow_node)}{_nodes(lay, tl, t, size, slow_node)}"

@@ -28,12 +28,12 @@ from typing import Tuple
 import numpy as np
 
 from tutorial.parallel.pipeline import schedules as sch
+from tutorial.viz.projector import TEXT_PX
 
 STAGE_COUNTS = range(2, 9)
 MICROBATCH_COUNTS = range(1, 17)
 ALL = "all three"
 
-TEXT_PX = 18        # every caption, row name, read-out and legend: readable on a projector
 CELL_PX = 25        # a tick's column, wide enough for a TEXT_PX label such as 'B3'
 ROW_PX = 28         # a stage's row
 GRID_PX = 900       # the most the tick columns take together: fits a slide beside the names

@@ -20,13 +20,14 @@ import html
 import threading
 
 from tutorial.parallel.live import BackgroundRun
+from tutorial.viz.projector import TEXT_PX
 
-TEXT_PX = 18        # every text of a run's status and results: readable from the back of a room
 
 
 def status_line(text, colour="#222", size=TEXT_PX):
     """One line of a run's status or result, as HTML (``text`` is escaped)."""
-    return f"<div style='font:{size}px sans-serif;color:{colour}'>{html.escape(text, quote=False)}</div>"
+    text = html.escape(text, quote=False)
+    return f"<div style='font:{size}px sans-serif;color:{colour}'>{text}</div>"
 
 
 class RunButtons:

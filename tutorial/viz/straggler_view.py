@@ -5,7 +5,7 @@ once. View: :func:`straggler_view`, a slider over the straggler's slowdown; each
 looks both runs up and draws them: the first time units of each schedule (the fast
 workers a band of thin rows under one label, the straggler a row of its own; grey: waiting
 for the round to end), the loss against simulated time, and the numbers the slide states.
-Nothing is simulated in a callback. Sized for 1280x720 with every label :data:`TEXT` px;
+Nothing is simulated in a callback. Sized for 1280x720 with every label :data:`TEXT_PX` px;
 in a narrower notebook the loss plot wraps under the schedules.
 
 >>> from tutorial.viz.straggler_model import build_straggler_model
@@ -18,13 +18,13 @@ import html
 
 import numpy as np
 
+from tutorial.viz.projector import TEXT_PX
 from tutorial.viz.straggler_model import async_bars, summarize, sync_bars
 
 HORIZON = 16.0                  # time units of each schedule drawn
 FAST, SLOW, WAIT = "#1f77b4", "#d62728", "#d9d9d9"
 SYNC, ASYNC, GUIDE = "#ff7f0e", "#2ca02c", "#666"
-TEXT = 18                       # px: every label, readable from the back of a room
-CHAR = 0.6 * TEXT               # px: a generous width of one character, to fit labels
+CHAR = 0.6 * TEXT_PX            # px: a generous width of one character, to fit labels
 GANTT_W, LABEL, RIGHT = 640, 92, 16      # the schedules; LABEL: the worker names' column
 FAST_ROW, SLOW_ROW, TITLE = 13, 34, 26   # px: a fast worker's row, the straggler's, a title
 PLOT_W, PLOT_H, LEFT, TOP = 560, 340, 52, 30   # the loss plot and its frame's left, top
@@ -40,7 +40,7 @@ def readout_html(s):
               else "async only")
     who = (f"straggler {s.slowdown:g}× slower" if s.slowdown > 1
            else "no straggler (all equally fast)")
-    return (f"<div style='font:{TEXT}px sans-serif;line-height:1.4'><b>{who}</b>: each "
+    return (f"<div style='font:{TEXT_PX}px sans-serif;line-height:1.4'><b>{who}</b>: each "
             f"synchronous round waits for the slowest worker, so the workers "
             f"spend {s.idle:.0%} of their time waiting. Loss &le; target at "
             f"{_when(s.sync_time)} (sync) and {_when(s.async_time)} (async): {faster}.<br>"
@@ -58,9 +58,10 @@ def _rows(bars, workers, colour_of, title, slow):
     scale = (GANTT_W - LABEL - RIGHT) / HORIZON
     slow_top = _row_top(workers - 1, workers)
     fast = "w0" if workers == 2 else f"w0–w{workers - 2}"
-    out = [f"<text x='0' y='{TEXT}' font-weight='bold'>{html.escape(title)}</text>",
-           f"<text x='0' y='{(TITLE + slow_top) / 2 + TEXT / 3:.0f}'>{fast}</text>",
-           f"<text x='0' y='{slow_top + SLOW_ROW / 2 + TEXT / 3:.0f}'>w{workers - 1}{slow}</text>"]
+    out = [f"<text x='0' y='{TEXT_PX}' font-weight='bold'>{html.escape(title)}</text>",
+           f"<text x='0' y='{(TITLE + slow_top) / 2 + TEXT_PX / 3:.0f}'>{fast}</text>",
+           f"<text x='0' y='{slow_top + SLOW_ROW / 2 + TEXT_PX / 3:.0f}'>"
+           f"w{workers - 1}{slow}</text>"]
     for k, start, end, extra in bars:
         x0, x1 = LABEL + start * scale, LABEL + min(end, HORIZON) * scale
         y, tall = _row_top(k, workers), (SLOW_ROW if k == workers - 1 else FAST_ROW)
@@ -70,7 +71,7 @@ def _rows(bars, workers, colour_of, title, slow):
         stale = not isinstance(extra, bool)              # async bars carry their staleness
         tau = f"τ={extra}"
         if k == workers - 1 and stale and x1 - x0 > len(tau) * CHAR + 4:
-            out.append(f"<text x='{x0 + 3:.1f}' y='{y + SLOW_ROW / 2 + TEXT / 3:.0f}' "
+            out.append(f"<text x='{x0 + 3:.1f}' y='{y + SLOW_ROW / 2 + TEXT_PX / 3:.0f}' "
                        f"fill='white'>{tau}</text>")
     return slow_top + SLOW_ROW, "".join(out)
 
@@ -94,11 +95,11 @@ def schedules_svg(case):
     low_h, low = _rows(async_bars(case, HORIZON), workers, async_colour,
                        "asynchronous: applied on arrival (τ: staleness)", slow)
     scale = (GANTT_W - LABEL - RIGHT) / HORIZON
-    axis_y = top_h + 10 + low_h + TEXT + 4
+    axis_y = top_h + 10 + low_h + TEXT_PX + 4
     ticks = "".join(f"<text x='{LABEL + t * scale:.1f}' y='{axis_y}' text-anchor='middle'>"
                     f"{t:g}</text>" for t in np.arange(0, HORIZON + 1, 4))
     return (f"<svg width='{GANTT_W}' height='{axis_y + 6}' font-family='sans-serif' "
-            f"font-size='{TEXT}'>{top}<g transform='translate(0,{top_h + 10})'>{low}</g>"
+            f"font-size='{TEXT_PX}'>{top}<g transform='translate(0,{top_h + 10})'>{low}</g>"
             f"<text x='0' y='{axis_y}' fill='{GUIDE}'>time</text>{ticks}</svg>")
 
 
@@ -119,7 +120,7 @@ def _decade(d):
 def loss_svg(model, slowdown, frame=None):
     """Loss against simulated time, sync and async, the target and when each reaches it."""
     t_max, y_lo, y_hi = _loss_frame(model) if frame is None else frame
-    case, right, bottom = model.cases[slowdown], PLOT_W - 10, PLOT_H - TEXT - 12
+    case, right, bottom = model.cases[slowdown], PLOT_W - 10, PLOT_H - TEXT_PX - 12
 
     def xy(t, loss):
         x = LEFT + np.asarray(t) / t_max * (right - LEFT)
@@ -127,7 +128,7 @@ def loss_svg(model, slowdown, frame=None):
         return x, np.clip(y, TOP, bottom)
 
     marks = []
-    runs = ((case.sync, SYNC, -8), (case.asyn, ASYNC, TEXT + 28))   # label above, below
+    runs = ((case.sync, SYNC, -8), (case.asyn, ASYNC, TEXT_PX + 28))   # label above, below
     for trace, colour, dy in runs:
         keep = trace.time <= t_max
         x, y = xy(trace.time[keep], trace.loss[keep])
@@ -143,10 +144,10 @@ def loss_svg(model, slowdown, frame=None):
                          f"<text x='{lx:.1f}' y='{hy + dy:.1f}' fill='{colour}'>{label}</text>")
     _, target_y = xy(0, model.target)
     decades = range(int(np.ceil(y_lo)), int(np.floor(y_hi)) + 1)
-    axes = "".join(f"<text x='{LEFT - 6}' y='{xy(0, 10.0 ** d)[1] + TEXT / 3:.1f}' "
+    axes = "".join(f"<text x='{LEFT - 6}' y='{xy(0, 10.0 ** d)[1] + TEXT_PX / 3:.1f}' "
                    f"text-anchor='end'>{_decade(d)}</text>" for d in decades)
     return (f"<svg width='{PLOT_W}' height='{PLOT_H}' font-family='sans-serif' "
-            f"font-size='{TEXT}'>"
+            f"font-size='{TEXT_PX}'>"
             f"<rect x='{LEFT}' y='{TOP}' width='{right - LEFT}' height='{bottom - TOP}' "
             f"fill='none' stroke='#999'/>{axes}"
             f"<line x1='{LEFT}' x2='{right}' y1='{target_y:.1f}' y2='{target_y:.1f}' "
@@ -155,7 +156,7 @@ def loss_svg(model, slowdown, frame=None):
             f"<text x='{(LEFT + right) / 2:.0f}' y='{PLOT_H - 6}' fill='{GUIDE}' "
             f"text-anchor='middle'>simulated time</text><text x='{right}' "
             f"y='{PLOT_H - 6}' text-anchor='end'>{t_max:.0f}</text>"
-            f"<text x='{LEFT}' y='{TEXT}'>training loss "
+            f"<text x='{LEFT}' y='{TEXT_PX}'>training loss "
             f"<tspan fill='{SYNC}'>&#9632; sync</tspan> <tspan fill='{ASYNC}'>&#9632; async"
             f"</tspan> <tspan fill='{GUIDE}'>- - target {model.target:g}</tspan></text></svg>")
 

@@ -26,12 +26,12 @@ import numpy as np
 
 from tutorial.largebatch.critical_batch import CriticalBatchFit
 from tutorial.largebatch.sweep import SweepPoint
+from tutorial.viz.projector import TEXT_PX
 
 WIDTH, HEIGHT, LEFT, BOTTOM = 700, 430, 84, 60     # px: the plot and its axis margins
-TEXT = 18                     # px: ticks, axis labels and readout, read from the back of a room
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")
 SUB = "<sub style='font-size:inherit'>{}</sub>".format     # as large as the text around it
-LEGEND = (f"<div style='font:{TEXT}px sans-serif;line-height:1.4;margin-top:0.6em;color:#555'>"
+LEGEND = (f"<div style='font:{TEXT_PX}px sans-serif;line-height:1.4;margin-top:0.6em;color:#555'>"
           f"Dashed line: perfect scaling, steps ~ 1/B.<br>Solid line (all batch sizes shown): "
           f"the fit <span style='white-space:nowrap'>S(B) = S{SUB('min')} (1 + B{SUB('crit')} / B)"
           f"</span>.</div>")
@@ -76,7 +76,7 @@ def readout_html(model, target, shown):
     if shown == len(model.points) and fit is not None:
         lines.append(f"Fit: S{SUB('min')} = {fit.s_min:.0f} steps, B{SUB('crit')} = "
                      f"{fit.b_crit:.0f}: past B{SUB('crit')} more workers buy few steps.")
-    return f"<div style='font:{TEXT}px sans-serif;line-height:1.4'>{'<br>'.join(lines)}</div>"
+    return f"<div style='font:{TEXT_PX}px sans-serif;line-height:1.4'>{'<br>'.join(lines)}</div>"
 
 
 def _frame(model):
@@ -90,7 +90,7 @@ def _frame(model):
 
 
 def _text_width(text):
-    return 0.6 * TEXT * len(text)                # a generous guess for digits and letters
+    return 0.6 * TEXT_PX * len(text)                # a generous guess for digits and letters
 
 
 def spread(centres, widths, lo, hi, gap=8):
@@ -141,7 +141,7 @@ def sweep_svg(model, target, shown):
         marks.append(f"<polyline points='{pts}' fill='none' stroke='{colour}' stroke-width='2.5'/>"
                      f"<line x1='{bx:.1f}' x2='{bx:.1f}' y1='10' y2='{axis}' "
                      f"stroke='{colour}' stroke-dasharray='2,4'/>"
-                     f"<text {place} y='{10 + 1.2 * TEXT:.0f}' font-size='{TEXT}' "
+                     f"<text {place} y='{10 + 1.2 * TEXT_PX:.0f}' font-size='{TEXT_PX}' "
                      f"fill='{colour}'>{label}</text>")
     for i, p in enumerate(model.points[:shown]):
         if p.steps[target]:
@@ -155,21 +155,21 @@ def sweep_svg(model, target, shown):
     places = spread(xs, [_text_width(n) for n in names], 0, WIDTH)
     for x, at, name in zip(xs, places, names):
         ticks.append(f"<line x1='{x:.1f}' x2='{x:.1f}' y1='{axis}' y2='{axis + 5}' stroke='#999'/>"
-                     f"<text x='{at:.1f}' y='{axis + 5 + TEXT}' font-size='{TEXT}' "
+                     f"<text x='{at:.1f}' y='{axis + 5 + TEXT_PX}' font-size='{TEXT_PX}' "
                      f"text-anchor='middle'>{name}</text>")
     for s in (10, 20, 50, 100, 200, 500, 1000, 2000):
         if y_lo <= np.log10(s) <= y_hi:
             _, y = xy(1.0, s)
-            ticks.append(f"<text x='{LEFT - 8}' y='{y + 0.35 * TEXT:.1f}' font-size='{TEXT}' "
+            ticks.append(f"<text x='{LEFT - 8}' y='{y + 0.35 * TEXT_PX:.1f}' font-size='{TEXT_PX}' "
                          f"text-anchor='end'>{s}</text>")
     middle = (10 + axis) / 2
     return (f"<svg width='{WIDTH}' height='{HEIGHT}' font-family='sans-serif'>"
             f"<rect x='{LEFT}' y='10' width='{WIDTH - LEFT - 10}' height='{axis - 10}' "
             f"fill='none' stroke='#999'/>{''.join(ticks)}{''.join(marks)}"
-            f"<text x='{(LEFT + WIDTH) / 2:.0f}' y='{HEIGHT - 6}' font-size='{TEXT}' "
+            f"<text x='{(LEFT + WIDTH) / 2:.0f}' y='{HEIGHT - 6}' font-size='{TEXT_PX}' "
             f"text-anchor='middle'>batch size B (log)</text>"
-            f"<text x='{TEXT + 2}' y='{middle:.0f}' font-size='{TEXT}' text-anchor='middle' "
-            f"transform='rotate(-90 {TEXT + 2} {middle:.0f})'>steps to {target:.0%} (log)</text>"
+            f"<text x='{TEXT_PX + 2}' y='{middle:.0f}' font-size='{TEXT_PX}' text-anchor='middle' "
+            f"transform='rotate(-90 {TEXT_PX + 2} {middle:.0f})'>steps to {target:.0%} (log)</text>"
             f"</svg>")
 
 

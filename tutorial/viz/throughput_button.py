@@ -26,7 +26,8 @@ import dataclasses
 import time
 
 from tutorial.validate import check_count
-from tutorial.viz.run_buttons import TEXT_PX, RunButtons, status_line
+from tutorial.viz.projector import TEXT_PX
+from tutorial.viz.run_buttons import RunButtons, status_line
 
 COUNTS = (1, 2, 4)
 
