@@ -28,7 +28,7 @@ from typing import Tuple
 import numpy as np
 
 from tutorial.parallel.pipeline import schedules as sch
-from tutorial.viz.projector import TEXT_PX
+from tutorial.viz.projector import CHAR_EM, TEXT_PX
 
 STAGE_COUNTS = range(2, 9)
 MICROBATCH_COUNTS = range(1, 17)
@@ -39,7 +39,6 @@ ROW_PX = 28         # a stage's row
 GRID_PX = 900       # the most the tick columns take together: fits a slide beside the names
 IDLE = "#c8c8c8"     # an idle tick: grey, unlike the white of ticks still to come
 MIN_LABEL_PX = 9    # in a grid scaled down further, cells keep their colour, not their label
-GLYPH_EM = 0.6      # a monospace character's width, in em
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,7 +82,7 @@ def grid_sizes(ticks, label_chars):
     ((23, 11), (14, 10))
     """
     cell = min(CELL_PX, GRID_PX // ticks)
-    label = min(TEXT_PX, int((cell - 2) / (GLYPH_EM * label_chars)))
+    label = min(TEXT_PX, int((cell - 2) / (CHAR_EM * label_chars)))
     return cell, (label if label >= MIN_LABEL_PX else 0)
 
 

@@ -18,13 +18,12 @@ import html
 
 import numpy as np
 
-from tutorial.viz.projector import TEXT_PX
+from tutorial.viz.projector import TEXT_PX, text_width
 from tutorial.viz.straggler_model import async_bars, summarize, sync_bars
 
 HORIZON = 16.0                  # time units of each schedule drawn
 FAST, SLOW, WAIT = "#1f77b4", "#d62728", "#d9d9d9"
 SYNC, ASYNC, GUIDE = "#ff7f0e", "#2ca02c", "#666"
-CHAR = 0.6 * TEXT_PX            # px: a generous width of one character, to fit labels
 GANTT_W, LABEL, RIGHT = 640, 92, 16      # the schedules; LABEL: the worker names' column
 FAST_ROW, SLOW_ROW, TITLE = 13, 34, 26   # px: a fast worker's row, the straggler's, a title
 PLOT_W, PLOT_H, LEFT, TOP = 560, 340, 52, 30   # the loss plot and its frame's left, top
@@ -70,7 +69,7 @@ def _rows(bars, workers, colour_of, title, slow):
                    f"height='{tall - 1}' fill='{fill}'><title>{html.escape(label)}</title></rect>")
         stale = not isinstance(extra, bool)              # async bars carry their staleness
         tau = f"τ={extra}"
-        if k == workers - 1 and stale and x1 - x0 > len(tau) * CHAR + 4:
+        if k == workers - 1 and stale and x1 - x0 > text_width(tau) + 4:
             out.append(f"<text x='{x0 + 3:.1f}' y='{y + SLOW_ROW / 2 + TEXT_PX / 3:.0f}' "
                        f"fill='white'>{tau}</text>")
     return slow_top + SLOW_ROW, "".join(out)
@@ -139,7 +138,7 @@ def loss_svg(model, slowdown, frame=None):
         if np.isfinite(hit):
             hx, hy = xy(hit, model.target)
             label = f"t = {hit:.0f}"
-            lx = min(hx + 6, right - 4 - len(label) * CHAR)        # inside the frame
+            lx = min(hx + 6, right - 4 - text_width(label))        # inside the frame
             marks.append(f"<circle cx='{hx:.1f}' cy='{hy:.1f}' r='6' fill='{colour}'/>"
                          f"<text x='{lx:.1f}' y='{hy + dy:.1f}' fill='{colour}'>{label}</text>")
     _, target_y = xy(0, model.target)

@@ -26,7 +26,7 @@ import numpy as np
 
 from tutorial.largebatch.critical_batch import CriticalBatchFit
 from tutorial.largebatch.sweep import SweepPoint
-from tutorial.viz.projector import TEXT_PX
+from tutorial.viz.projector import TEXT_PX, text_width
 
 WIDTH, HEIGHT, LEFT, BOTTOM = 700, 430, 84, 60     # px: the plot and its axis margins
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")
@@ -89,10 +89,6 @@ def _frame(model):
             np.log10(S.min() / 1.6), np.log10(S.max() * 1.6))
 
 
-def _text_width(text):
-    return 0.6 * TEXT_PX * len(text)                # a generous guess for digits and letters
-
-
 def spread(centres, widths, lo, hi, gap=8):
     """Move label centres as little as it takes for neighbours to keep ``gap`` px apart,
     and every label to stay within ``lo``..``hi``: two close batch sizes keep both labels.
@@ -136,7 +132,7 @@ def sweep_svg(model, target, shown):
         pts = " ".join("%.1f,%.1f" % xy(b, s) for b, s in zip(grid, fit.steps(grid)))
         bx, _ = xy(fit.b_crit, 1.0)
         label = f"B_crit &#8776; {fit.b_crit:.0f}"
-        fits_right = bx + 6 + _text_width(f"B_crit ~ {fit.b_crit:.0f}") <= WIDTH - 10
+        fits_right = bx + 6 + text_width(f"B_crit ~ {fit.b_crit:.0f}") <= WIDTH - 10
         place = f"x='{bx + 6:.1f}'" if fits_right else f"x='{bx - 6:.1f}' text-anchor='end'"
         marks.append(f"<polyline points='{pts}' fill='none' stroke='{colour}' stroke-width='2.5'/>"
                      f"<line x1='{bx:.1f}' x2='{bx:.1f}' y1='10' y2='{axis}' "
@@ -152,7 +148,7 @@ def sweep_svg(model, target, shown):
     ticks = []
     xs = [xy(p.batch_size, 1.0)[0] for p in model.points]
     names = [str(p.batch_size) for p in model.points]
-    places = spread(xs, [_text_width(n) for n in names], 0, WIDTH)
+    places = spread(xs, [text_width(n) for n in names], 0, WIDTH)
     for x, at, name in zip(xs, places, names):
         ticks.append(f"<line x1='{x:.1f}' x2='{x:.1f}' y1='{axis}' y2='{axis + 5}' stroke='#999'/>"
                      f"<text x='{at:.1f}' y='{axis + 5 + TEXT_PX}' font-size='{TEXT_PX}' "
