@@ -24,7 +24,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # The stamp records the build it installed, so a different one re-installs (stamps written
 # before it recorded anything are CPU installs).
 BUILD     := $(if $(filter preinstalled,$(MXNET)),preinstalled,$(shell GPU='$(GPU)' \
-             $(PYTHON_EXE) -m tutorial.gpu_setup want))
+             $(PYTHON_EXE) -m tutorial.install.mxnet_build want))
 INSTALLED := $(or $(shell cat $(STAMP) 2>/dev/null),cpu)
 
 .PHONY: setup horovod lab slides slides-html unit nbval nbval-alt test test-numerics test-full test-seeds test-arm64 execute-notebooks bench selfcheck clean-venv help FORCE
@@ -53,15 +53,15 @@ help:
 	@echo "make bench              run the benchmarks (ratios against MXNet in the same process)"
 
 $(STAMP): pyproject.toml $(if $(filter $(BUILD),$(INSTALLED)),,FORCE)
-	@test -n "$(BUILD)" || { GPU='$(GPU)' $(PYTHON_EXE) -m tutorial.gpu_setup want; exit 1; }
+	@test -n "$(BUILD)" || { GPU='$(GPU)' $(PYTHON_EXE) -m tutorial.install.mxnet_build want; exit 1; }
 	@test -n "$(PYTHON_EXE)" || { echo "$(PYTHON) not found: install Python 3.12 (or 3.11, 3.13), or name one with make PYTHON=..."; exit 1; }
 	@$(PYTHON_EXE) -c "import sys; v = sys.version_info[:2]; sys.exit(0 if $(SUPPORTED) else \
 	  'the course runs on Python 3.11, 3.12 and 3.13 (3.10 has reached its end of life; 3.14 has no numpy below 2.0, which mxnet 1.9.1 needs), ' \
 	  'but $(PYTHON) is %d.%d. Install Python 3.12, then run: make PYTHON=python3.12 $(MAKECMDGOALS)' % v)"
 	@test -x $(BIN)/python || $(PYTHON_EXE) -m venv $(VENV)
-	$(if $(filter preinstalled,$(MXNET)),$(PYTHON_EXE) -m tutorial.gpu_setup see-packages $(VENV))
-	$(BIN)/python -m tutorial.gpu_setup install $(or $(BUILD),unknown)
-	$(BIN)/python -m tutorial.horovod_setup $(if $(filter 0,$(HOROVOD)),skip,install $(or $(BUILD),unknown))
+	$(if $(filter preinstalled,$(MXNET)),$(PYTHON_EXE) -m tutorial.install.mxnet_build see-packages $(VENV))
+	$(BIN)/python -m tutorial.install.mxnet_build install $(or $(BUILD),unknown)
+	$(BIN)/python -m tutorial.install.horovod_build $(if $(filter 0,$(HOROVOD)),skip,install $(or $(BUILD),unknown))
 	@echo $(BUILD) > $(STAMP)
 
 # The offline deck's scripts (reveal.js, require.js, the widget renderer, MathJax): npm
@@ -74,10 +74,10 @@ $(OFFLINE): $(STAMP) tutorial/deck/assets.py
 	@touch $@
 
 lab: $(STAMP)
-	$(BIN)/python -m tutorial.lab
+	$(BIN)/python -m tutorial.jupyter.lab
 
 slides: $(STAMP)
-	$(BIN)/python -m tutorial.lab slides
+	$(BIN)/python -m tutorial.jupyter.lab slides
 
 # The deck with its committed outputs: reveal.js and the widgets' saved state, all local.
 slides-html: $(OFFLINE)
@@ -85,18 +85,18 @@ slides-html: $(OFFLINE)
 
 # Horovod again, after fixing what its first build said (it never stops the set-up).
 horovod: $(STAMP)
-	$(BIN)/python -m tutorial.horovod_setup install $(BUILD)
+	$(BIN)/python -m tutorial.install.horovod_build install $(BUILD)
 
 selfcheck: $(STAMP)
 	$(BIN)/python -m tutorial.check
 
 # Numeric configurations other than the machine's own, chosen per machine (uname -m) in
-# tutorial/arch.py: on x86-64, NUMERIC_ALT is oneDNN off, OpenBLAS's Sandybridge kernels and
+# tutorial/install/arch.py: on x86-64, NUMERIC_ALT is oneDNN off, OpenBLAS's Sandybridge kernels and
 # one thread, NUMERIC_THIRD oneDNN's AVX2 kernels; on arm64, oneDNN off and one thread, then
 # also float64 accumulation. Each changes MXNet's numerics (tests/README.md and
 # tests/notebooks/test_numeric_configs.py); the notebooks' compared outputs must not move.
-NUMERIC_ALT   := $(shell $(PYTHON_EXE) -m tutorial.arch numeric alt)
-NUMERIC_THIRD := $(shell $(PYTHON_EXE) -m tutorial.arch numeric third)
+NUMERIC_ALT   := $(shell $(PYTHON_EXE) -m tutorial.install.arch numeric alt)
+NUMERIC_THIRD := $(shell $(PYTHON_EXE) -m tutorial.install.arch numeric third)
 # Two notebooks at a time, each whole in one worker (pytest-xdist, --dist loadfile): a
 # notebook's cells share one kernel and run in order. Halves nbval's wall time on two cores.
 NBVAL := TUTORIAL_FAST=1 $(BIN)/python -m pytest -q --nbval notebooks slides \
@@ -137,20 +137,20 @@ setup: $(STAMP) $(OFFLINE)
 test-numerics: $(STAMP)
 	env $(NUMERIC_THIRD) $(NBVAL)
 
-# Run without saving (tutorial/notebook_runs.py): at full size, timed into README.md's course
+# Run without saving (tutorial/jupyter/notebook_runs.py): at full size, timed into README.md's course
 # map; and in fast mode with every seed shifted (TUTORIAL_SEED, tutorial/seeds.py).
 COURSE := notebooks/*.ipynb slides/*.ipynb
 SEEDS  ?= 1 2 3
 
 test-full: $(STAMP)
-	$(BIN)/python -m tutorial.notebook_runs full $(COURSE)
+	$(BIN)/python -m tutorial.jupyter.notebook_runs full $(COURSE)
 
 test-seeds: $(STAMP)
-	$(BIN)/python -m tutorial.notebook_runs seeds $(COURSE) --seeds $(SEEDS)
+	$(BIN)/python -m tutorial.jupyter.notebook_runs seeds $(COURSE) --seeds $(SEEDS)
 
 # The committed outputs come from this run (see tests/README.md).
 execute-notebooks: $(STAMP)
-	TUTORIAL_FAST=1 $(BIN)/python -m tutorial.notebooks execute notebooks/*.ipynb slides/*.ipynb
+	TUTORIAL_FAST=1 $(BIN)/python -m tutorial.jupyter.notebooks execute notebooks/*.ipynb slides/*.ipynb
 
 # arm64 Linux, emulated here: the real set-up, selfcheck and one notebook under nbval in an
 # arm64 Debian 12 made with debootstrap and qemu-user-static (tools/arm64.sh; needs root).

@@ -18,7 +18,7 @@ def require_horovod():
     problem = _problem()
     if problem is None:
         return
-    from tutorial.horovod_setup import skipped_on_request
+    from tutorial.install.horovod_build import skipped_on_request
     if skipped_on_request():
         pytest.skip("this environment was set up without Horovod on request (HOROVOD=0)")
     if os.environ.get("CI", "").strip().lower() in ("1", "true", "yes"):

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tutorial.lab import lab_command, trust_notebooks
-from tutorial.lab_settings import PRESENTING, write_overrides
+from tutorial.jupyter.lab import lab_command, trust_notebooks
+from tutorial.jupyter.lab_settings import PRESENTING, write_overrides
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -30,7 +30,7 @@ ARTIFACTS = REPO / "artifacts"
 # JupyterLab user settings every browser test runs under, whatever the machine's: every
 # cell in the DOM (JupyterLab 4.3 leaves cells out of view unrendered, so a locator would
 # not find them). The course's own settings (widget state saved, no news prompt) come as
-# `make lab` gives them, from tutorial.lab_settings, written into the scratch folder.
+# `make lab` gives them, from tutorial.jupyter.lab_settings, written into the scratch folder.
 LAB_SETTINGS = {
     "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
 }
@@ -119,11 +119,11 @@ def jupyterlab(root, scratch, trust=False, presenting=False, settings=None):
 
     ``scratch`` holds the server's runtime files, its settings (:data:`LAB_SETTINGS` with
     ``settings``, user settings by plugin id, which RISE's slideshow reads too; the course's
-    overrides, :mod:`tutorial.lab_settings`) and its log; the server and every kernel it
+    overrides, :mod:`tutorial.jupyter.lab_settings`) and its log; the server and every kernel it
     started are stopped on the way out. With ``trust`` the notebooks in ``root`` are signed
     as ``make lab`` signs the course's, with a notary kept in ``scratch``. ``presenting``
     sets the server up as ``make slides`` does: the notebook view's JupyterLab gets
-    :data:`~tutorial.lab_settings.PRESENTING`, and the course's overrides are written where
+    :data:`~tutorial.jupyter.lab_settings.PRESENTING`, and the course's overrides are written where
     RISE's app reads them, the environment's settings folder (the file ``make lab`` writes).
     """
     port, token = free_port(), secrets.token_hex(16)

@@ -6,8 +6,8 @@
 # (chroot) run `make selfcheck HOROVOD=0`, which creates its own .venv from PyPI's aarch64
 # wheels, a bare `python -c "import mxnet"`, one notebook under nbval in fast mode, as the
 # machine is and under NUMERIC_ALT (as `make test` does), and the arch tests
-# (tests/test_arch.py, and tests/notebooks/test_numeric_configs.py: each arm64 numeric
-# configuration of tutorial/arch.py changes the bits). Prints the time of each step.
+# (tests/install/test_arch.py, and tests/notebooks/test_numeric_configs.py: each arm64 numeric
+# configuration of tutorial/install/arch.py changes the bits). Prints the time of each step.
 #
 # Needs root (apt-get, debootstrap, chroot, mounts) and Debian's or Ubuntu's apt. Installs
 # qemu-user-static, binfmt-support and debootstrap when missing. The root file system is kept
@@ -112,17 +112,17 @@ echo "arm64 userland: $(chroot "$ROOTFS" uname -m), $(chroot "$ROOTFS" python3 -
 timed "clone of $COMMIT" clone
 mounts
 # The one line a learner on arm64 Debian or Ubuntu runs first (README): the BLAS and OpenMP
-# that MXNet's aarch64 wheel needs and does not bundle (tutorial/arm64_blas.py).
+# that MXNet's aarch64 wheel needs and does not bundle (tutorial/install/arm64_blas.py).
 timed "apt-get install the BLAS MXNet's wheel needs" inside \
     'DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-     $(python3 -c "from tutorial.arm64_blas import PACKAGES; print(*PACKAGES)") >/dev/null'
+     $(python3 -c "from tutorial.install.arm64_blas import PACKAGES; print(*PACKAGES)") >/dev/null'
 timed "set-up and make selfcheck HOROVOD=0" inside "make selfcheck HOROVOD=0"
 timed "bare python -c 'import mxnet'" inside \
     ".venv/bin/python -c 'import mxnet, numpy; print(\"mxnet\", mxnet.__version__, \"numpy\", numpy.__version__)'"
 timed "nbval $NOTEBOOK" inside "TUTORIAL_FAST=1 $NBVAL"
 timed "nbval $NOTEBOOK under NUMERIC_ALT" inside \
-    "env \$(.venv/bin/python -m tutorial.arch numeric alt) TUTORIAL_FAST=1 $NBVAL"
+    "env \$(.venv/bin/python -m tutorial.install.arch numeric alt) TUTORIAL_FAST=1 $NBVAL"
 timed "arch tests and numeric configurations" inside \
-    "TUTORIAL_FAST=1 .venv/bin/python -m pytest -q -p no:cacheprovider tests/test_arch.py tests/notebooks/test_numeric_configs.py"
+    "TUTORIAL_FAST=1 .venv/bin/python -m pytest -q -p no:cacheprovider tests/install/test_arch.py tests/notebooks/test_numeric_configs.py"
 
 echo "== arm64 ($(chroot "$ROOTFS" uname -m)): all steps passed"

@@ -32,29 +32,12 @@ Subpackages, one idea per file:
 - ``tutorial.check``    the setup self-check and the exercise checkers
 - ``tutorial.d2l_reference`` d2l's own MXNet functions, run as an independent reference
 
-Tools around the course, not used by the notebooks:
+Around the course, not used by the notebooks:
 
-- ``tutorial.gpu_setup`` put the CPU or the GPU build of MXNet into the virtual environment
-- ``tutorial.arch``     what the set-up chooses by machine (x86-64 or arm64): GPU build, numeric
-  configurations
-- ``tutorial.arm64_blas`` on arm64, point MXNet's wheel at the distribution's OpenBLAS in place of
-  the Arm Performance Libraries it names
-- ``tutorial.preinstalled`` the course beside an MXNet the interpreter already has (NVIDIA's
-  container: ``make lab MXNET=preinstalled``)
-- ``tutorial.numpy_aliases`` give MXNet the numpy aliases numpy 1.24 removed, in every process
-  of the environment (a ``.pth`` hook the set-up installs)
-- ``tutorial.wheel_cache`` wheels built from source once (numpy on Python 3.13, Horovod)
-- ``tutorial.horovod_setup`` build Horovod once per MXNet build, install it from its cached wheel
-- ``tutorial.lab``      start JupyterLab on the course (``make lab``) or the deck (``make slides``)
-- ``tutorial.lab_settings`` the course's JupyterLab settings (widget state saved, no news prompt)
-- ``tutorial/labextension`` the course's JupyterLab extension, plain JavaScript loaded by
-  ``tutorial.lab``: a notebook nobody changed shows no unsaved dot
-- ``tutorial.widget_frames`` a save hook that keeps each widget's saved frame when a save would drop it
-- ``tutorial.notebooks`` maintainer tools: execute, check and build the notebooks
-- ``tutorial.shown_checks`` the failed checks and errors a notebook's outputs show
-- ``tutorial.notebook_runs`` run notebooks without saving them: at full size (``make
-  test-full``, which also times them for the README's course map, ``tutorial.course_map``)
-  and under other seeds (``make test-seeds``)
+- ``tutorial.install``  the environment: the MXNet build, the pins per Python, numpy's
+  compatibility layer, Horovod's build, NVIDIA's container route (``make lab`` runs it)
+- ``tutorial.jupyter``  JupyterLab and the notebooks as files: starting the lab, its settings
+  and extension, saved widget frames, executing and checking notebooks, full-size runs
 - ``tutorial.deck``     the instructor's deck as a static HTML page that needs no network
 """
 

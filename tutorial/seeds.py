@@ -3,7 +3,7 @@
 A compared check (tests/README.md) must hold for more than the seed its notebook happens
 to use. ``TUTORIAL_SEED=K`` shifts every seed the notebooks and the library draw by ``K``,
 without editing a notebook: ``make test-seeds`` runs every notebook in fast mode under
-K = 1, 2 and 3 (:mod:`tutorial.notebook_runs`) and fails on any check that prints False.
+K = 1, 2 and 3 (:mod:`tutorial.jupyter.notebook_runs`) and fails on any check that prints False.
 Unset, or 0, nothing changes.
 
 What shifts, once :func:`install` ran (``import tutorial`` runs it when the variable is

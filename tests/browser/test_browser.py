@@ -14,7 +14,7 @@ import pytest
 
 from jupyter_browser import (chromium_executable, chromium_page, cleared_copy, jupyterlab,
                              skip_or_fail)
-from tutorial.lab import NOTEBOOKS
+from tutorial.jupyter.lab import NOTEBOOKS
 
 NOTEBOOK = "06_allreduce.ipynb"
 

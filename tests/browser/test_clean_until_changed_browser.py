@@ -6,8 +6,8 @@ notebook's saved state on opening included; and JupyterLab rewrites the kernel's
 description in the metadata when the kernel connects (the course's notebooks say "Python 3",
 ipykernel "Python 3 (ipykernel)"). Every course notebook showed the unsaved dot
 (``.jp-mod-dirty`` on its tab) at once, and closing it asked to save. The course's lab
-extension (``tutorial/labextension/tutorial-clean-until-changed``, loaded by
-``tutorial.lab.lab_command``) puts such a flag back while the content is unchanged (the same
+extension (``tutorial/jupyter/labextension/tutorial-clean-until-changed``, loaded by
+``tutorial.jupyter.lab.lab_command``) puts such a flag back while the content is unchanged (the same
 kernel described anew counting as unchanged).
 
 Each test serves a signed copy of a committed notebook with its saved widget state from a
@@ -27,7 +27,7 @@ import pytest
 
 from jupyter_browser import TEXT_FORMS, chromium_executable, chromium_page, jupyterlab
 from rise_browser import SLIDE, present
-from tutorial.lab import NOTEBOOKS
+from tutorial.jupyter.lab import NOTEBOOKS
 
 NOTEBOOK = "02_momentum.ipynb"
 SAVED_WIDGET = "race_model(valley"       # text in the source of a cell whose output is a widget

@@ -10,7 +10,7 @@ other browser tests do; the screenshot goes to ``artifacts/``.
 import nbformat
 
 from jupyter_browser import chromium_executable, chromium_page, jupyterlab
-from tutorial.lab import NOTEBOOKS
+from tutorial.jupyter.lab import NOTEBOOKS
 from tutorial.quizzes import quiz_named
 from tutorial.quizzes.grading import grade, show_answer
 

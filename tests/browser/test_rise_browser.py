@@ -28,7 +28,7 @@ from jupyter_browser import (ARTIFACTS, chromium_executable, chromium_page, clea
                              jupyterlab, widget_problems)
 from rise_browser import (SLIDE, go_to_slide, present, run_code_on_slide,
                           wait_for_widget_or_text)
-from tutorial.lab import SLIDES
+from tutorial.jupyter.lab import SLIDES
 
 DECK = SLIDES / "workshop.ipynb"
 STYLE = SLIDES / "workshop.css"          # RISE loads it as the deck's own stylesheet

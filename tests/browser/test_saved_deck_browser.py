@@ -1,7 +1,7 @@
 """Run All, save, reopen, export: the deck keeps every widget's frame (issue 27).
 
-The instructor guide's steps, in the course's JupyterLab (``tutorial.lab.lab_command`` with
-the course's settings, ``tutorial.lab_settings``, and the deck signed as ``make slides``
+The instructor guide's steps, in the course's JupyterLab (``tutorial.jupyter.lab.lab_command`` with
+the course's settings, ``tutorial.jupyter.lab_settings``, and the deck signed as ``make slides``
 signs it): a copy of ``slides/workshop.ipynb`` as committed, with its stylesheet, is opened
 in headless Chromium at a projector's 1280x720, Run All, saved; the kernel is shut down and
 the deck reopened, as the next morning: no widget may show "Error displaying widget: model
@@ -29,10 +29,10 @@ from jupyter_browser import (ARTIFACTS, FLAGS, TEXT_FORMS, chromium_executable,
                              chromium_page, jupyterlab, skip_or_fail)
 from rise_browser import SLIDE, go_to_slide, present, run_code_on_slide, text_sizes
 from tutorial.deck import assets, export
-from tutorial.lab import SLIDES
-from tutorial.lab_settings import DOCUMENTS
+from tutorial.jupyter.lab import SLIDES
+from tutorial.jupyter.lab_settings import DOCUMENTS
 from tutorial.viz import dashboard_curves
-from tutorial.widget_frames import shown_models, widget_state
+from tutorial.jupyter.widget_frames import shown_models, widget_state
 
 DECK = SLIDES / "workshop.ipynb"
 STYLE = SLIDES / "workshop.css"

@@ -4,11 +4,11 @@ The notebooks are stored with their widget state (``metadata.widgets``, written 
 when ``make execute-notebooks`` runs them), and JupyterLab's widget manager always restores
 it on opening; but it draws a widget only from a trusted notebook, and a notebook fresh
 from git is not trusted, so every widget showed as ``VBox(children=...)`` text until its
-cell ran. ``make lab`` now signs the notebooks it serves (``tutorial.lab.trust_notebooks``).
+cell ran. ``make lab`` now signs the notebooks it serves (``tutorial.jupyter.lab.trust_notebooks``).
 
 The test serves an untouched copy of a committed notebook (outputs and widget state kept;
 the copy keeps JupyterLab's autosave away from the repository), signed the same way, from
-a JupyterLab started with ``tutorial.lab.lab_command``; it opens it in headless Chromium,
+a JupyterLab started with ``tutorial.jupyter.lab.lab_command``; it opens it in headless Chromium,
 runs nothing, and checks the widget output is widget DOM. Without the signing it fails
 with "shows 'VBox(children' instead of the widget". Screenshots go to ``artifacts/``.
 """
@@ -19,7 +19,7 @@ import pytest
 
 from jupyter_browser import (TEXT_FORMS, chromium_executable, chromium_page, jupyterlab,
                              widget_problems)
-from tutorial.lab import NOTEBOOKS
+from tutorial.jupyter.lab import NOTEBOOKS
 
 # (notebook, text in the source of a cell whose saved output is a widget, a CSS class
 # only the real widget has)

@@ -28,7 +28,7 @@ def test_every_dependency_is_pinned_exactly():
     pinned = _pyproject_pins()
     assert pinned["mxnet"] == "1.9.1"
     assert (1, 24) <= tuple(int(p) for p in pinned["numpy"].split(".")[:2]) < (2, 0), \
-        "mxnet 1.9.1 needs numpy < 2; from 1.24 on, tutorial/numpy_aliases.py restores np.bool & co."
+        "mxnet 1.9.1 needs numpy < 2; from 1.24 on, tutorial/install/numpy_compat.py restores np.bool & co."
     assert "d2l" not in pinned, "d2l's own pins (numpy 1.23.5, ...) do not install on 3.12"
 
 
@@ -87,14 +87,14 @@ def test_second_make_does_not_reinstall():
         pytest.skip("pyproject.toml changed since the last install: make will re-install once")
     plan = subprocess.run(["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True,
                           check=True).stdout
-    assert "pytest" in plan and "tutorial.gpu_setup install" not in plan
+    assert "pytest" in plan and "tutorial.install.mxnet_build install" not in plan
     pyproject = ROOT / "pyproject.toml"
     before = pyproject.stat()
     pyproject.touch()
     try:
         plan = subprocess.run(["make", "-n", "test"], cwd=ROOT, capture_output=True, text=True,
                               check=True).stdout
-        assert "tutorial.gpu_setup install" in plan
+        assert "tutorial.install.mxnet_build install" in plan
     finally:        # its time back: every environment's stamp (.venv-python3.13's too) stays valid
         import os
         os.utime(pyproject, ns=(before.st_atime_ns, before.st_mtime_ns))

@@ -7,7 +7,7 @@ import re
 
 import nbformat
 
-from tutorial.lab import NOTEBOOKS, SLIDES
+from tutorial.jupyter.lab import NOTEBOOKS, SLIDES
 
 DECK = SLIDES / "workshop.ipynb"
 GUIDE = SLIDES / "README.md"

@@ -1,6 +1,6 @@
 """The exported deck's Start/Stop demos show the end of a real run, not a widget waiting for
 its click: ``make execute-notebooks`` presses each one's Start and stores the frame after the
-run (``tutorial.notebooks``, the cells' ``"tutorial": {"press": true}``).
+run (``tutorial.jupyter.notebooks``, the cells' ``"tutorial": {"press": true}``).
 
 Same page as ``test_slides_export_browser.py`` (exported, opened from disk with the
 network cut off); a screenshot of each slide goes to ``artifacts/export_<name>.png``."""

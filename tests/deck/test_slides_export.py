@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from tutorial.deck import assets, export, offline
-from tutorial.lab import SLIDES
+from tutorial.jupyter.lab import SLIDES
 
 DECK = SLIDES / "workshop.ipynb"
 

@@ -13,7 +13,7 @@ import pytest
 from jupyter_browser import ARTIFACTS, FLAGS, chromium_executable
 from test_slides_export import _assets_or_skip
 from tutorial.deck import export
-from tutorial.lab import SLIDES
+from tutorial.jupyter.lab import SLIDES
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]     # a headless Chromium opens the export
 

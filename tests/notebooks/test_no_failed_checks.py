@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tutorial.shown_checks import failures
+from tutorial.jupyter.shown_checks import failures
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "slides").glob("*.ipynb"))

@@ -7,8 +7,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tutorial.notebooks import execution_problems
-from tutorial.widget_frames import _references   # the children a model names
+from tutorial.jupyter.notebooks import execution_problems
+from tutorial.jupyter.widget_frames import _references   # the children a model names
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -54,7 +54,7 @@ def _tree_texts(state, model_id):
 def _start_stop_demos(path):
     """(cell, texts of its widget tree) for each code cell showing a Stop button: the
     course's Start/Stop demos (tutorial.viz.run_buttons)."""
-    from tutorial.widget_frames import VIEW, widget_state
+    from tutorial.jupyter.widget_frames import VIEW, widget_state
 
     nb = nbformat.read(path, as_version=4)
     state = widget_state(nb)
@@ -70,7 +70,7 @@ def _start_stop_demos(path):
 def test_every_start_stop_demo_is_stored_after_a_finished_run(path):
     """``make execute-notebooks`` presses each such demo's Start (its cell's metadata says
     so): the stored frame shows a run's end, not a widget waiting for a click."""
-    from tutorial.notebooks import presses
+    from tutorial.jupyter.notebooks import presses
 
     for cell, texts in _start_stop_demos(path):
         shown = " ".join(text for _, text in texts)

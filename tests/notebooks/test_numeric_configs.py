@@ -1,6 +1,6 @@
 """`make test` runs nbval a second time under NUMERIC_ALT; prove that pass is not a copy.
 
-Each configuration the Makefile takes from tutorial/arch.py for this machine (x86-64 or
+Each configuration the Makefile takes from tutorial/install/arch.py for this machine (x86-64 or
 arm64) must give other bits than the machine's default for a small training run. If
 MXNet stopped reading one of these variables (or the wheel changed), the second nbval pass
 would silently test the same numerics twice; this fails instead.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tutorial import arch
+from tutorial.install import arch
 
 pytestmark = pytest.mark.slow     # each configuration trains in a subprocess
 
@@ -70,7 +70,7 @@ def test_each_configuration_changes_the_numerics():
         assert bits not in seen.values(), (
             f"the {name} configuration of {arch.machine_name()} gives the bits of "
             f"{[k for k, v in seen.items() if v == bits]}: its nbval pass checks nothing new "
-            f"(tutorial/arch.py)")
+            f"(tutorial/install/arch.py)")
         seen[name] = bits
 
 

@@ -11,7 +11,7 @@ import re
 import nbformat
 import pytest
 
-from tutorial.lab import NOTEBOOKS
+from tutorial.jupyter.lab import NOTEBOOKS
 from tutorial.quizzes import QUIZZES
 
 QUIZ_CELL = re.compile(r'from tutorial\.viz\.quiz import quiz_for\n+quiz_for\("(\w+)"\)')

@@ -48,7 +48,7 @@ def check_python():
 
 def _installed_version(name):
     """The installed version of ``name``; for mxnet, the GPU build counts too."""
-    from tutorial.gpu_setup import CPU_DIST, GPU_DIST
+    from tutorial.install.mxnet_build import CPU_DIST, GPU_DIST
     for dist in (name, GPU_DIST) if name == CPU_DIST else (name,):
         try:
             return importlib.metadata.version(dist)

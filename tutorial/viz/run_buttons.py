@@ -7,7 +7,7 @@ Start (its label is the widget's: Run, Measure, Start cluster) calls the widget'
 asks the run to end after its current step and disables itself. When the run ends, the
 widget's ``on_finish`` draws the outcome and the buttons come back (Start on, Stop off).
 A run at a time: ``launch`` while one runs returns that run. :func:`press` presses Start
-and waits for the run: how ``python -m tutorial.notebooks execute`` stores a demo's frame
+and waits for the run: how ``python -m tutorial.jupyter.notebooks execute`` stores a demo's frame
 after a real run instead of before it.
 
 >>> buttons = RunButtons("Measure")

@@ -9,6 +9,6 @@
 - ``side_by_side`` the same job on ps-lite, Horovod's ring and the course's own ring:
                   time per step, bytes per step and per process
 
-Horovod is optional (``tutorial/horovod_setup.py`` builds it): without it, everything
+Horovod is optional (``tutorial/install/horovod_build.py`` builds it): without it, everything
 here but ``train`` and ``side_by_side``'s Horovod row imports and explains the fix.
 """

@@ -54,7 +54,7 @@ class HorovodResult:
 
 def horovod_problem():
     """None when ``import horovod.mxnet`` works here; else why, and how to fix it."""
-    from tutorial.horovod_setup import FIX, horovod_problem as problem
+    from tutorial.install.horovod_build import FIX, horovod_problem as problem
     why = problem()
     return None if why is None else f"Horovod is not usable here: {why}. {FIX}"
 
