@@ -1,10 +1,11 @@
 # Two commands: `make lab` opens the course, `make test` checks it.
 # Both create .venv on first use and re-install only when pyproject.toml changes.
 
-# The course runs on Python 3.11, 3.12 and 3.13 (README, "Two commands"): the machine's
-# python3 when it is one of them, else the first of python3.12, 3.11, 3.13 that runs.
-SUPPORTED := (3, 11) <= sys.version_info[:2] <= (3, 13)
-PYTHON ?= $(or $(shell for p in python3 python3.12 python3.11 python3.13; do \
+# The course runs on Python 3.10 to 3.14 (README, "Two commands"; tutorial/install/pins.py):
+# the machine's python3 when it is one of them, else the first of python3.12, 3.11, 3.13,
+# 3.10, 3.14 that runs.
+SUPPORTED := (3, 10) <= sys.version_info[:2] <= (3, 14)
+PYTHON ?= $(or $(shell for p in python3 python3.12 python3.11 python3.13 python3.10 python3.14; do \
             $$p -c 'import sys; sys.exit(not ($(SUPPORTED)))' >/dev/null 2>&1 \
             && { echo $$p; break; }; done),python3)
 # The interpreter itself: $(PYTHON) if it runs, else pyenv's copy of that name (pyenv's shim
@@ -27,7 +28,7 @@ BUILD     := $(if $(filter preinstalled,$(MXNET)),preinstalled,$(shell GPU='$(GP
              $(PYTHON_EXE) -m tutorial.install.mxnet_build want))
 INSTALLED := $(or $(shell cat $(STAMP) 2>/dev/null),cpu)
 
-.PHONY: setup horovod lab slides slides-html unit nbval nbval-alt test test-numerics test-full test-seeds test-arm64 execute-notebooks bench selfcheck clean-venv help FORCE
+.PHONY: setup horovod lab slides slides-html unit nbval nbval-alt test test-numerics test-full test-seeds test-arm64 test-debian-testing execute-notebooks bench selfcheck clean-venv help FORCE
 
 help:
 	@echo "make lab                open the course in JupyterLab (127.0.0.1, token on)"
@@ -49,14 +50,16 @@ help:
 	@echo "make horovod            build (once, then from its cached wheel) and install Horovod"
 	@echo "make selfcheck          check this machine: versions, devices, one real training run"
 	@echo "make test-arm64         set-up, selfcheck and a notebook in an emulated arm64 Debian (root)"
+	@echo "make test-debian-testing  make test as a learner runs it on Debian testing, whose python3"
+	@echo "                        is 3.14, in a chroot made with debootstrap (root; about 30 min)"
 	@echo "make execute-notebooks  re-run every notebook in fast mode and store its outputs"
 	@echo "make bench              run the benchmarks (ratios against MXNet in the same process)"
 
 $(STAMP): pyproject.toml $(if $(filter $(BUILD),$(INSTALLED)),,FORCE)
 	@test -n "$(BUILD)" || { GPU='$(GPU)' $(PYTHON_EXE) -m tutorial.install.mxnet_build want; exit 1; }
-	@test -n "$(PYTHON_EXE)" || { echo "$(PYTHON) not found: install Python 3.12 (or 3.11, 3.13), or name one with make PYTHON=..."; exit 1; }
+	@test -n "$(PYTHON_EXE)" || { echo "$(PYTHON) not found: install Python 3.12 (or 3.10 to 3.14), or name one with make PYTHON=..."; exit 1; }
 	@$(PYTHON_EXE) -c "import sys; v = sys.version_info[:2]; sys.exit(0 if $(SUPPORTED) else \
-	  'the course runs on Python 3.11, 3.12 and 3.13 (3.10 has reached its end of life; 3.14 has no numpy below 2.0, which mxnet 1.9.1 needs), ' \
+	  'the course runs on Python 3.10 to 3.14 (MXNet 1.9.1 with numpy 1.26 up to 3.12, with numpy 2 from 3.13), ' \
 	  'but $(PYTHON) is %d.%d. Install Python 3.12, then run: make PYTHON=python3.12 $(MAKECMDGOALS)' % v)"
 	@test -x $(BIN)/python || $(PYTHON_EXE) -m venv $(VENV)
 	$(if $(filter preinstalled,$(MXNET)),$(PYTHON_EXE) -m tutorial.install.mxnet_build see-packages $(VENV))
@@ -156,6 +159,12 @@ execute-notebooks: $(STAMP)
 # arm64 Debian 12 made with debootstrap and qemu-user-static (tools/arm64.sh; needs root).
 test-arm64:
 	bash tools/arm64.sh
+
+# Debian testing, whose python3 is 3.14: `make test` as a learner runs it there, in a fresh
+# clone inside an amd64 Debian testing made with debootstrap (tools/debian_testing.sh;
+# needs root). Shares its chroot helpers with test-arm64 (tools/chroot_lib.sh).
+test-debian-testing:
+	bash tools/debian_testing.sh
 
 bench: $(STAMP)
 	@for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -2,7 +2,6 @@
 installs the GPU build for real)."""
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -12,7 +11,7 @@ import tomllib
 
 import pytest
 
-from tutorial.install import arch, mxnet_build
+from tutorial.install import arch, mxnet_build, pins
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -79,20 +78,29 @@ def test_an_unknown_switch_is_refused_with_the_accepted_values(tmp_path):
     assert code != 0 and out == "" and "GPU must be 1, 0 or unset, not 'maybe'" in err
 
 
-def test_pins_are_read_as_tomllib_reads_them():
+@pytest.mark.parametrize("python", [(3, 10), (3, 12), (3, 13), (3, 14)])
+def test_pins_are_read_as_tomllib_and_packaging_read_them(python):
+    """The set-up's own reader (no tomllib, no packaging: it runs under any python3) gives
+    the requirements that tomllib reads and packaging's markers select for ``python``."""
+    from packaging.requirements import Requirement
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    reqs = mxnet_build.requirements()
-    assert reqs["course"] == (data["project"]["dependencies"]
-                              + data["project"]["optional-dependencies"]["test"])
-    assert reqs["gpu"] == data["tool"]["tutorial"]["gpu"]["requires"]
+    env = {"python_version": "%d.%d" % python, "python_full_version": "%d.%d.0" % python}
+
+    def selected(reqs):
+        return [str(Requirement(r)).split(";")[0] for r in reqs
+                if Requirement(r).marker is None or Requirement(r).marker.evaluate(env)]
+    reqs = pins.requirements(python=python)
+    assert reqs["course"] == selected(data["project"]["dependencies"]
+                                      + data["project"]["optional-dependencies"]["test"])
+    assert reqs["cpu"] == selected(data["tool"]["tutorial"]["cpu"]["requires"]) == ["mxnet==1.9.1"]
+    assert reqs["gpu"] == selected(data["tool"]["tutorial"]["gpu"]["requires"])
 
 
 def test_gpu_pins_are_exact_and_name_the_cuda_11_build():
-    pins = dict(re.fullmatch(r"([\w.\-]+)==(\S+)", r).groups()
-                for r in mxnet_build.requirements()["gpu"])
-    assert pins["mxnet-cu117"] == "1.9.1"
-    assert pins["nvidia-cudnn-cu11"].startswith("8."), "libmxnet.so needs libcudnn.so.8"
-    assert all(name.endswith("-cu11") for name in pins if name.startswith("nvidia-"))
+    pins_ = dict(pins.pin(r) for r in pins.requirements()["gpu"])
+    assert pins_["mxnet-cu117"] == "1.9.1"
+    assert pins_["nvidia-cudnn-cu11"].startswith("8."), "libmxnet.so needs libcudnn.so.8"
+    assert all(name.endswith("-cu11") for name in pins_ if name.startswith("nvidia-"))
 
 
 def test_ldd_output_is_read_into_missing_libraries_and_symbols():

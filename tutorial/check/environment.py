@@ -23,27 +23,32 @@ class Result:
 
 
 def pins(distribution="tutorial"):
-    """{package: version} pinned with == in the course's own requirements."""
+    """{package: version} pinned with == in the course's installed requirements that apply
+    to this Python (their markers evaluated), and MXNet's pin (installed on its own)."""
+    from tutorial.install import pins as course_pins
     found = {}
     for req in importlib.metadata.requires(distribution) or []:
         m = re.match(r"^([A-Za-z0-9_.\-]+)\s*==\s*([^;\s]+)", req)
-        if m and "extra ==" not in req:
+        if m and "extra ==" not in req and course_pins.applies(req):
             found[m.group(1).lower()] = m.group(2)
+    found.update(dict(course_pins.pin(r) for r in course_pins.requirements()["cpu"]))
     return found
 
 
-# The Pythons the course runs on (the Makefile's SUPPORTED and pyproject.toml agree; a test
-# checks it): 3.10 has reached its end of life, and 3.14 has no numpy < 2, which mxnet needs.
-SUPPORTED_PYTHONS = ((3, 11), (3, 13))
-
-
 def check_python():
-    v = sys.version_info
-    low, high = SUPPORTED_PYTHONS
-    ok = low <= (v.major, v.minor) <= high
+    from tutorial.install.pins import SUPPORTED, supported
+    (low_major, low), (high_major, high) = SUPPORTED
+    ok = supported()
     return Result("python", ok, platform.python_version(),
-                  "" if ok else "the course runs on Python 3.11 to 3.13: run "
-                                "make PYTHON=python3.12 lab")
+                  "" if ok else f"the course runs on Python {low_major}.{low} to "
+                                f"{high_major}.{high}: run make PYTHON=python3.12 lab")
+
+
+def _preinstalled():
+    """True in an environment made by MXNET=preinstalled (NVIDIA's container)."""
+    from tutorial.install.mxnet_build import site_packages
+    from tutorial.install.preinstalled import PTH
+    return (site_packages() / PTH).exists()
 
 
 def _installed_version(name):
@@ -59,11 +64,16 @@ def _installed_version(name):
 
 def check_versions():
     wanted, wrong = pins(), []
-    for name in PINNED:
+    # MXNET=preinstalled keeps the interpreter's MXNet and the numpy it was built with.
+    kept = ("mxnet", "numpy") if _preinstalled() else ()
+    for name in (n for n in PINNED if n not in kept):
         have = _installed_version(name)
         if name in wanted and have != wanted[name]:
             wrong.append(f"{name} {have} (pinned {wanted[name]})")
     detail = "; ".join(wrong) or "all pinned versions installed"
+    if kept and not wrong:
+        detail += (f" (MXNet {_installed_version('mxnet')} and numpy "
+                   f"{_installed_version('numpy')} are the interpreter's own)")
     return Result("versions", not wrong, detail,
                   "run `make clean-venv` then `make lab` to rebuild .venv" if wrong else "")
 

