@@ -92,9 +92,15 @@ def test_the_reader_finds_attributes_imports_and_looked_up_lists():
 
 
 def test_the_table_restores_only_names_the_packages_read():
-    """Nothing guessed: each restored name is read by MXNet, d2l or Horovod."""
+    """Nothing guessed: each restored name is read by MXNet, d2l or Horovod (all three
+    installed; with HOROVOD=0 a name only Horovod reads cannot be seen)."""
+    absent = [p for p in numpy_compat.READERS if importlib.util.find_spec(p) is None]
     read = {path[0] for path in _read_by_all()}
-    assert set(numpy_compat.REMOVED) - read == set()
+    unread = set(numpy_compat.REMOVED) - read
+    if absent == ["horovod"]:
+        assert unread <= {"str"}, unread        # horovod/spark/common/util.py reads np.str
+    else:
+        assert absent == [] and unread == set(), (absent, unread)
 
 
 def _missing_without_the_table(paths):

@@ -1,4 +1,15 @@
-"""float16 and bfloat16 rounding against MXNet's own casts; the underflow report by hand."""
+"""float16 and bfloat16 rounding against MXNet's own casts; the underflow report by hand.
+
+MXNet's bfloat16 cast runs oneDNN's conversion, whose code path depends on the CPU (and on
+``DNNL_MAX_CPU_ISA``, read when MXNet is imported). Every path rounds normal numbers as
+``to_bfloat16`` does; float32 subnormals it flushes to zero on some paths and keeps on
+others, which ``test_bfloat16_subnormals_per_onednn_path`` checks path by path."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import mxnet as mx
 import numpy as np
@@ -19,13 +30,134 @@ def _values():
                                           65504.0, 65520.0, 3e-8, 2 ** -25])])
 
 
-@pytest.mark.skipif(not onednn_on(), reason="MXNet casts to bfloat16 with oneDNN only "
-                    "(MXNET_MKLDNN_ENABLED=0 turns it off)")
+ONEDNN = pytest.mark.skipif(not onednn_on(), reason="MXNet casts to bfloat16 with oneDNN "
+                            "only (MXNET_MKLDNN_ENABLED=0 turns it off)")
+FLOAT32_TINY = np.finfo(np.float32).tiny              # 2^-126: below it, float32 is subnormal
+
+
+def _subnormal(x):
+    return (x != 0) & (np.abs(x) < FLOAT32_TINY)
+
+
+@ONEDNN
 def test_bfloat16_equals_mxnet_cast():
     x = _values()
     down = mx.nd.amp_cast(mx.nd.array(x), dtype=BFLOAT16)
     theirs = mx.nd.amp_cast(down, dtype="float32").asnumpy()
-    np.testing.assert_array_equal(to_bfloat16(x), theirs)
+    ours = to_bfloat16(x)
+    sub = _subnormal(x)
+    normal = np.isfinite(x) & (np.abs(x) >= FLOAT32_TINY)
+    assert sub.sum() > 100 and normal.sum() > 3000
+    # normal numbers: bit for bit, whichever code path oneDNN takes
+    np.testing.assert_array_equal(ours[normal].view(np.uint32), theirs[normal].view(np.uint32))
+    # zeros (by value: MXNet's round trip may turn -0.0 into 0.0), inf and NaN as NaN
+    np.testing.assert_array_equal(ours[~normal & ~sub], theirs[~normal & ~sub])
+    # subnormals: as ours, or flushed to 0, depending on the path (the test below)
+    assert np.all((theirs[sub] == ours[sub]) | (theirs[sub] == 0))
+
+
+# What oneDNN 2.4 (MXNet 1.9.1's) does with a float32 subnormal cast to bfloat16, by path:
+# - SSE41, AVX2 (and any CPU without AVX-512): its C++ conversion, which turns subnormals
+#   into a zero of the same sign;
+# - AVX512_CORE (AVX-512 F, BW, VL and DQ, no BF16): a JIT kernel that emulates the
+#   bfloat16 instruction with integer arithmetic, rounding subnormals as IEEE does: kept;
+# - AVX512_CORE_BF16 (avx512_bf16, AMX too): the instruction VCVTNEPS2BF16, which treats
+#   subnormal inputs as zero (sign kept): flushed.
+# DNNL_MAX_CPU_ISA only caps the path: on a CPU without AVX-512, AVX512_CORE means AVX2.
+AVX512_CORE_FLAGS = {"avx512f", "avx512bw", "avx512vl", "avx512dq"}
+PATHS = ["SSE41", "AVX2", "AVX512_CORE", "default"]
+
+SUBNORMAL_SCRIPT = r"""
+import json, sys
+import numpy as np
+import mxnet as mx
+x = np.array(json.loads(sys.stdin.read()), dtype=np.uint32).view(np.float32)
+down = mx.nd.amp_cast(mx.nd.array(x, dtype="float32"), dtype=np.dtype([("bfloat16", np.uint16)]))
+print(json.dumps(down.asnumpy()["bfloat16"].astype(int).tolist()))
+"""
+
+
+def _cpu_flags():
+    """The CPU's feature flags from /proc/cpuinfo, or None where there is none (macOS)."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return None
+    flags = [line.split(":", 1)[1].split() for line in lines if line.startswith("flags")]
+    return set(flags[0]) if flags else None
+
+
+def _expected(path, flags):
+    """"kept" or "flushed" under ``path`` on a CPU with ``flags``; None if it cannot tell."""
+    if path in ("SSE41", "AVX2"):
+        return "flushed"
+    if flags is None:
+        return None
+    if not AVX512_CORE_FLAGS <= flags:
+        return "flushed"                       # capped at what the CPU has: AVX2 or less
+    if path == "AVX512_CORE" or "avx512_bf16" not in flags:
+        return "kept"
+    return "flushed"                           # the default path uses the instruction
+
+
+def _float32_subnormals():
+    """Both signs of: the smallest, ties to even (down and up), the largest (which rounds
+    up to 2^-126, a normal number) and 200 random ones, as float32."""
+    mantissas = np.uint32([1, 0x7FFF, 0x8000, 0x8001, 0x18000, 0x400000, 0x7F7FFF, 0x7F8000,
+                           0x7FFFFF])
+    rng = np.random.default_rng(1)
+    mantissas = np.concatenate([mantissas, rng.integers(1, 1 << 23, 200, dtype=np.uint32)])
+    return np.concatenate([mantissas, mantissas | np.uint32(1 << 31)]).view(np.float32)
+
+
+def _mxnet_bfloat16_bits(x, path):
+    """MXNet's bfloat16 bits of float32 ``x``, cast in a fresh process on oneDNN ``path``,
+    and the ISA oneDNN reports it runs on."""
+    env = {k: v for k, v in os.environ.items() if k != "DNNL_MAX_CPU_ISA"}
+    if path != "default":
+        env["DNNL_MAX_CPU_ISA"] = path
+    env["DNNL_VERBOSE"] = "1"                  # prints "dnnl_verbose,info,cpu,isa:..."
+    done = subprocess.run([sys.executable, "-c", SUBNORMAL_SCRIPT], env=env, text=True,
+                          input=json.dumps(x.view(np.uint32).tolist()), capture_output=True,
+                          timeout=120)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0 and lines and lines[-1].startswith("["), done.stderr[-2000:]
+    isa = [ln.split("isa:", 1)[1] for ln in lines if ",isa:" in ln] or ["(not reported)"]
+    return np.array(json.loads(lines[-1]), dtype=np.uint32), isa[0]
+
+
+@pytest.mark.slow
+@ONEDNN
+@pytest.mark.parametrize("path", PATHS)
+def test_bfloat16_subnormals_per_onednn_path(path, record_property):
+    x = _float32_subnormals()
+    theirs, isa = _mxnet_bfloat16_bits(x, path)
+    kept = to_bfloat16(x).view(np.uint32) >> 16           # as IEEE rounds them
+    flushed = x.view(np.uint32) >> 16 & 0x8000            # a zero of the same sign
+    wrong = (theirs != kept) & (theirs != flushed)
+    assert not wrong.any(), (f"{path} ({isa}): MXNet cast {x[wrong][:5]} to bfloat16 bits "
+                             f"{[hex(b) for b in theirs[wrong][:5]]}: neither kept nor flushed")
+    tells = kept != flushed                    # where keeping and flushing differ
+    assert tells.sum() > 300
+    behaviour = ("kept" if (theirs == kept)[tells].all() else
+                 "flushed" if (theirs == flushed)[tells].all() else "mixed")
+    record_property("bfloat16 subnormals", f"{path} ({isa}): {behaviour}")
+    assert behaviour != "mixed", f"{path} ({isa}) keeps some subnormals and flushes others"
+    flags = _cpu_flags()
+    expected = _expected(path, flags)
+    if expected is not None:
+        has = sorted((flags or set()) & (AVX512_CORE_FLAGS | {"avx512_bf16", "avx2"}))
+        assert behaviour == expected, (f"{path} ({isa}) on a CPU with {has}: subnormals "
+                                       f"{behaviour}, expected {expected}")
+
+
+def test_subnormal_expectations_follow_the_cpu():
+    avx2, avx512 = {"avx2"}, AVX512_CORE_FLAGS | {"avx2"}
+    assert [_expected(p, avx2) for p in PATHS] == ["flushed"] * 4
+    assert [_expected(p, avx512) for p in PATHS] == ["flushed", "flushed", "kept", "kept"]
+    assert [_expected(p, avx512 | {"avx512_bf16"}) for p in PATHS] == \
+        ["flushed", "flushed", "kept", "flushed"]
+    assert [_expected(p, None) for p in PATHS] == ["flushed", "flushed", None, None]
 
 
 def test_bfloat16_ties_go_to_even():

@@ -4,10 +4,15 @@
 and for good, so the probe runs in a subprocess and the caller's MXNet stays as it was.
 It builds a two-layer Dense net, runs a forward and a backward pass under
 ``amp.init(target_dtype="bfloat16")`` and compares the output with float32's on the same
-weights. On CPU contexts amp targets bfloat16, which only oneDNN's kernels run: with
-oneDNN switched off (``MXNET_MKLDNN_ENABLED=0``) the bfloat16 Dense layer fails when its
-result is read ("Unsupported type 12"), and float16 Dense needs cuDNN; on GPUs, float16 with ``amp.init_trainer`` and ``amp.scale_loss`` (its dynamic
-loss scaler is :class:`tutorial.memory.loss_scaling.DynamicLossScaler`'s rule).
+weights. On CPU contexts amp targets bfloat16, which only oneDNN's kernels run, and MXNet
+1.9's oneDNN (2.4) has bfloat16 kernels only from AVX-512 up (:func:`bfloat16_kernels`):
+with oneDNN switched off (``MXNET_MKLDNN_ENABLED=0``) the bfloat16 Dense layer fails when
+its result is read ("Unsupported type 12"), on an AVX2-only CPU (or under
+``DNNL_MAX_CPU_ISA=AVX2``) oneDNN finds no kernel ("could not create a primitive
+descriptor iterator"). float16 Dense on a CPU is refused (MXNet's message names cuDNN, but
+on a GPU it runs through cuBLAS); on GPUs, float16 with ``amp.init_trainer`` and
+``amp.scale_loss`` (its dynamic loss scaler is
+:class:`tutorial.memory.loss_scaling.DynamicLossScaler`'s rule).
 
 >>> report = probe("float16", timeout=120)        # float16 is for GPUs: refused on a CPU
 >>> report.ran, "float16" in report.error
@@ -100,6 +105,33 @@ def onednn_on(env=None):
 
     value = (os.environ if env is None else env).get("MXNET_MKLDNN_ENABLED", "1")
     return mx.runtime.Features().is_enabled("MKLDNN") and value.strip() != "0"
+
+
+AVX512_CORE = {"avx512f", "avx512bw", "avx512vl", "avx512dq"}   # /proc/cpuinfo's names
+
+
+def bfloat16_kernels(env=None, cpuinfo="/proc/cpuinfo"):
+    """Whether oneDNN 2.4 (MXNet 1.9.1's) has bfloat16 kernels (Dense, convolution) here:
+    only from AVX512_CORE up (emulated there, native with avx512_bf16), so not on AVX2-only
+    CPUs (most laptops), not on arm64, and not when ``DNNL_MAX_CPU_ISA`` caps oneDNN below
+    AVX-512. Says nothing of whether oneDNN is on (:func:`onednn_on`).
+
+    >>> bfloat16_kernels({"DNNL_MAX_CPU_ISA": "AVX2"})
+    False
+    """
+    import os
+    from pathlib import Path
+
+    env = os.environ if env is None else env
+    cap = (env.get("DNNL_MAX_CPU_ISA") or "ALL").strip().upper()
+    if cap != "ALL" and not cap.startswith("AVX512_CORE"):
+        return False
+    try:
+        lines = Path(cpuinfo).read_text().splitlines()
+    except OSError:
+        return False
+    flags = [set(line.split(":", 1)[1].split()) for line in lines if line.startswith("flags")]
+    return bool(flags) and AVX512_CORE <= flags[0]
 
 
 @dataclasses.dataclass(frozen=True)

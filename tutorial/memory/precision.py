@@ -1,18 +1,29 @@
 """What float16 and bfloat16 keep of a float32 number, and which gradients they lose.
 
-=========  =====  ==============  ===================  =========================
+=========  =====  ==============  ===================  ====================================
 format     bytes  exponent bits   smallest normal      smallest > 0 (subnormal)
-=========  =====  ==============  ===================  =========================
+=========  =====  ==============  ===================  ====================================
 float32    4      8               1.2e-38              1.4e-45
 float16    2      5               6.1e-05              6.0e-08
-bfloat16   2      8               1.2e-38              (none kept here: flushed)
-=========  =====  ==============  ===================  =========================
+bfloat16   2      8               1.2e-38              9.2e-41 (MXNet's cast: CPU-dependent)
+=========  =====  ==============  ===================  ====================================
 
 float16 has 10 mantissa bits but a narrow exponent, so small gradients underflow: below
 about 3e-8 they round to 0, and between 6e-8 and 6.1e-5 (subnormal) they keep fewer
-bits; above 65504 they overflow to inf. bfloat16 keeps float32's exponent and only 7 mantissa bits: no underflow, coarse
-rounding. NumPy has no bfloat16, so :func:`to_bfloat16` rounds float32 to it (nearest,
-ties to even, as MXNet's and oneDNN's conversion does) and returns float32 values.
+bits; above 65504 they overflow to inf. bfloat16 keeps float32's exponent and only 7
+mantissa bits: no underflow above float32's smallest normal (1.2e-38), coarse rounding.
+NumPy has no bfloat16, so :func:`to_bfloat16` rounds float32 to it (nearest,
+ties to even, as IEEE arithmetic does) and returns float32 values. It keeps subnormals:
+float32's below 1.2e-38 round to bfloat16's, down to 9.2e-41, like every other number.
+
+MXNet's cast to bfloat16 (``mx.nd.amp_cast``, which runs oneDNN's conversion) rounds
+every normal number to the same bits as :func:`to_bfloat16`, and keeps zeros, infinities
+and NaN (-0.0 may come back as 0.0). What it does with float32's subnormals depends on
+the code path oneDNN picks for the CPU (``DNNL_MAX_CPU_ISA``, set before MXNet is
+imported, caps it): on most CPUs, with AVX2 or SSE4.1 and with the native bfloat16
+instruction (AVX-512 BF16), it flushes them to zero, keeping the sign; on AVX-512 without
+BF16 (``AVX512_CORE``) it keeps them, rounded as :func:`to_bfloat16` rounds them.
+Gradients that small (below 1.2e-38) are rare, so the difference hardly ever matters.
 
 >>> round_trip([1e-8, 1e-6, 1e-3, 7e4], "float16").tolist()
 [0.0, 1.0132789611816406e-06, 0.0010004043579101562, inf]
@@ -33,7 +44,15 @@ FLOAT16_SMALLEST = float(FLOAT16.smallest_subnormal)    # 2**-24, about 6.0e-8
 
 
 def to_bfloat16(values):
-    """float32 values rounded to bfloat16 (nearest, ties to even), returned as float32."""
+    """float32 values rounded to bfloat16 (nearest, ties to even), returned as float32.
+
+    Subnormals are kept and rounded like the rest, as IEEE arithmetic does; MXNet's
+    oneDNN cast flushes them to zero on most CPUs (AVX2, SSE4.1, native bfloat16) and
+    keeps them, as here, on AVX-512 without BF16 (see the module's docstring).
+
+    >>> to_bfloat16([1e-39, -1e-39, 1e-45]).tolist()        # subnormals: 1e-45 rounds to 0
+    [1.0101904577379033e-39, -1.0101904577379033e-39, 0.0]
+    """
     x = np.ascontiguousarray(values, dtype=np.float32)
     bits = x.view(np.uint32).astype(np.uint64)
     rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16 << 16
