@@ -15,7 +15,7 @@ linear in (a, b), so S_min = a and B_crit = b / a.
 >>> fit = fit_critical_batch([16, 64, 256, 1024], [110.0, 35.0, 16.25, 11.5625])
 >>> round(fit.s_min, 3), round(fit.b_crit, 3), round(fit.e_min, 1)
 (10.0, 160.0, 1600.0)
->>> round(fit.steps(160), 3)            # at B = B_crit, twice the minimum
+>>> round(float(fit.steps(160)), 3)            # at B = B_crit, twice the minimum
 20.0
 """
 

@@ -144,7 +144,7 @@ def update_moments(m, v, u, beta1, beta2, scratch):
 
     >>> m, v = mx.nd.zeros(1), mx.nd.zeros(1)
     >>> update_moments(m, v, mx.nd.array([2.0]), 0.9, 0.99, mx.nd.empty(1))
-    >>> round(m.asscalar(), 6), round(v.asscalar(), 6)
+    >>> round(float(m.asscalar()), 6), round(float(v.asscalar()), 6)
     (0.2, 0.04)
     """
     m -= u

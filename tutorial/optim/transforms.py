@@ -134,7 +134,7 @@ class Trace(NamedTuple):
     >>> w = mx.nd.zeros(1); trace = Trace(0.5, lr_corrected=True); state = trace.init(w)
     >>> for lr in (1.0, 1.0, 0.1):     # the lr drops tenfold at the third update
     ...     m = trace.update(mx.nd.ones(1) * -lr, state, w, Step(lr=lr, wd=0.0, t=1))
-    >>> round(m.asscalar(), 6)          # -(0.1 + 0.5 * 0.1 * 1.5): old momentum scaled down too
+    >>> round(float(m.asscalar()), 6)          # -(0.1 + 0.5 * 0.1 * 1.5): old momentum scaled down too
     -0.175
     """
     decay: float

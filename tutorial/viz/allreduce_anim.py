@@ -12,7 +12,7 @@ straggler re-prices the clock (a few NumPy sums), never the frames.
 >>> f = model[("tree", 7)]
 >>> f.sums[:, :, 0].tolist()[1:3]
 [[1, 2, 3, 4, 8, 13, 7], [1, 2, 3, 4, 8, 13, 28]]
->>> [round(t * 1e3, 3) for t in clocks(f, alpha=1e-3, beta=0.0)]
+>>> [round(float(t) * 1e3, 3) for t in clocks(f, alpha=1e-3, beta=0.0)]
 [0.0, 2.0, 4.0, 6.0, 8.0]
 """
 

@@ -16,7 +16,7 @@ only colours (:func:`grid_sizes`).
 >>> f = model["1f1b", 3, 4]
 >>> f.labels[0], f.held[5].tolist()
 (('F0', '', ''), [3, 2, 1])
->>> round(f.idle_share[-1], 4) == round(2 / 6, 4)      # the bubble (p-1)/(m+p-1)
+>>> round(float(f.idle_share[-1]), 4) == round(2 / 6, 4)      # the bubble (p-1)/(m+p-1)
 True
 """
 

@@ -16,7 +16,7 @@ from the traces are the simulation's own:
 >>> case = model.cases[4]
 >>> case.durations
 (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 4.0)
->>> [round(t, 1) for t in case.sync.time[:3]]          # a round lasts as long as the straggler
+>>> [round(float(t), 1) for t in case.sync.time[:3]]          # a round lasts as long as the straggler
 [4.0, 8.0, 12.0]
 >>> round(idle_share(case), 4)                          # 1 - (7 + 4) / (8 * 4)
 0.6562
