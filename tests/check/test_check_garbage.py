@@ -25,7 +25,7 @@ from tutorial.check.exercises import EXERCISES
 from tutorial.check.feedback import Verdict
 from tutorial.check.limits import TimeLimitExceeded, time_limit
 
-LIMIT_S = 0.5
+LIMIT_S = 1.0       # room for a process start and the replay on a loaded machine
 CHECKERS = {e.function: e.checker() for e in EXERCISES}
 
 

@@ -1,6 +1,11 @@
 """The ZeRO bytes checker: the solution passes, every typical mistake is named, and the
 checker's cases tell the mistakes apart."""
 
+import math
+import re
+
+import pytest
+
 from instructor.solutions import zero_bytes
 from mistake_table import mistake_table_tests
 from tutorial.check.memory import CASES, MISTAKES, check_zero_bytes
@@ -38,9 +43,50 @@ def test_a_table_of_the_fixed_cases_does_not_pass():
     assert not verdict.correct
 
 
-def test_the_drawn_cases_change_from_check_to_check():
+def test_the_drawn_cases_are_the_same_for_one_answer_and_differ_between_answers():
     from tutorial.check.memory import _drawn_cases
-    assert len({_drawn_cases() for _ in range(20)}) > 1
+    from tutorial.check.own_work import case_rng
+    one, other = (lambda P, K, s, c: None), (lambda P, K, s, c: (P, K))
+    assert _drawn_cases(case_rng(one)) == _drawn_cases(case_rng(one))
+    assert _drawn_cases(case_rng(one)) != _drawn_cases(case_rng(other))
+    assert all(10 ** 3 <= P <= 10 ** 9 and 2 <= K <= 1024 for P, K, _, _ in
+               _drawn_cases(case_rng(one)))
+
+
+def floored(P, K, stage, copies):                 # whole bytes: 4 * P // K
+    return tuple(math.floor(x) for x in zero_bytes(P, K, stage, copies))
+
+
+def ceiled(P, K, stage, copies):
+    return tuple(math.ceil(x) for x in zero_bytes(P, K, stage, copies))
+
+
+def whole_parameters(P, K, stage, copies):        # a device holds whole numbers
+    share = P // K
+    weights = 4 * (share if stage >= 3 else P)
+    gradients = 4 * (share if stage >= 2 else P)
+    return weights, gradients, 4 * copies * (share if stage >= 1 else P)
+
+
+@pytest.mark.parametrize("answer", [floored, ceiled, whole_parameters])
+def test_whole_bytes_pass_every_time(answer):
+    for _ in range(3):
+        verdict = check_zero_bytes(answer)
+        assert verdict.correct, verdict.text
+
+
+def right_on_small_models_only(P, K, stage, copies):
+    exact = zero_bytes(P, K, stage, copies)
+    return exact if P < 2000 else (exact[0] + 8, exact[1], exact[2])
+
+
+def test_one_answer_gets_one_verdict_that_says_what_differs():
+    texts = {check_zero_bytes(right_on_small_models_only).text for _ in range(3)}
+    assert len(texts) == 1
+    text = texts.pop()
+    assert re.search(r"zero_bytes\((\d+), (\d+), (\d), (\d)\) returned \(.*\): [\d,.]+ "
+                     r"bytes for the weights, expected [\d,.]+ bytes \(\1 parameters x 4 bytes",
+                     text), text
 
 
 def test_a_wrong_answer_is_told_in_a_sentence_that_ends_once():

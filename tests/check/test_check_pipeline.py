@@ -123,7 +123,7 @@ def raises(*args):
     (np.zeros(3), r"NumPy array of shape \(3,\)"),
 ])
 def test_mistakes_and_garbage_get_a_verdict_that_names_them(answer, phrase, monkeypatch):
-    monkeypatch.setattr(pipeline, "_drawn_cases", lambda: ())
+    monkeypatch.setattr(pipeline, "_drawn_cases", lambda rng: ())
     with within(30, "check_gpipe"):
         verdict = check_gpipe(answer, time_limit_s=LIMIT_S)
     assert isinstance(verdict, Verdict) and verdict.correct is False
@@ -154,9 +154,11 @@ def test_the_checker_reference_is_gpipe_itself():
             assert sorted(_gpipe_rows(p, m)) == sorted(rows(sch.gpipe(p, m)))
 
 
-def test_the_drawn_cases_change_from_check_to_check():
+def test_the_drawn_cases_are_the_same_for_one_answer_and_differ_between_answers():
+    from tutorial.check.own_work import case_rng
     from tutorial.check.pipeline import _drawn_cases
-    assert len({_drawn_cases() for _ in range(20)}) > 1
+    assert _drawn_cases(case_rng(gpipe_schedule)) == _drawn_cases(case_rng(gpipe_schedule))
+    assert _drawn_cases(case_rng(gpipe_schedule)) != _drawn_cases(case_rng(late_by_one))
 
 
 def test_answers_that_take_the_course_tasks_ahead_of_the_check_are_refused():

@@ -16,7 +16,11 @@ what is wrong with an answer.
 - ``mistakes``     typical mistakes as data: wrong answers written as code
 - ``updates``      an optimizer update rolled out next to a NumPy reference
 - ``limits``       a time limit for a learner's code, so a checker cannot hang a notebook
-- ``isolate``      a learner's code run in a forked child killed at a deadline
-- ``own_work``     refuses an answer that calls the reference it is checked against
+- ``isolate``      a learner's code run in a forked child killed at a deadline, with
+  every process it started
+- ``replay``       a "correct" from that child confirmed here, on a replay of the answer's calls
+- ``unpickle``     what the child sends back, read as plain data only
+- ``own_work``     refuses an answer that calls the reference it is checked against, and
+  seeds the cases a checker draws from the answer
 - ``extract`` and ``exercise_progress``: a learner's progress, read from their notebooks
 """

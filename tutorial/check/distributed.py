@@ -19,7 +19,7 @@ Not yet: your staleness_lr calls the library's referenc
 """
 
 from tutorial.check.answers import Wrong, as_number, call
-from tutorial.check.feedback import Verdict, checker
+from tutorial.check.feedback import Verdict, checker, shown
 from tutorial.check.mistakes import Mistake, first_match, same
 from tutorial.check.own_work import refuse_if_called, watching
 from tutorial.parallel.async_sgd import staleness_aware_lr
@@ -104,4 +104,4 @@ def check_staleness_lr(staleness_lr):
         return mistake.verdict()
     case, value, expected = next((c, g, w) for c, g, w in zip(STALENESS_CASES, got, want)
                                  if not same(g, w, rtol=1e-12, atol=1e-15))
-    raise Wrong(f"staleness_lr{case} returned {value!r}, expected {expected!r}")
+    raise Wrong(f"staleness_lr{case} returned {shown(value)}, expected {shown(expected)}")

@@ -36,6 +36,8 @@ import numpy as np
 from tutorial.check.answers import Wrong
 from tutorial.check.isolate import can_isolate, in_child
 from tutorial.check.limits import TimeLimitExceeded, time_limit
+from tutorial.check.own_work import answer_seed, lock_profiler
+from tutorial.check.replay import Recorder, Replay, Unconfirmed
 from tutorial.validate import check_range
 
 TIME_LIMIT_S = 10.0     # the exercises' answers take milliseconds; this is for endless loops
@@ -49,6 +51,23 @@ class Verdict:
 
     def __str__(self):
         return self.text
+
+
+def shown(value):
+    """``repr`` of a learner's value with numpy scalars as plain numbers, as numpy 1.x wrote
+    them (numpy 2 writes ``np.float64(0.5)``), also inside tuples and lists.
+
+    >>> shown((np.float64(0.5), [np.int64(2), "F"]))
+    "(0.5, [2, 'F'])"
+    """
+    if isinstance(value, np.generic):
+        return repr(value.item())
+    if isinstance(value, tuple):
+        inner = ", ".join(shown(v) for v in value)
+        return f"({inner}{',' if len(value) == 1 else ''})"
+    if isinstance(value, list):
+        return "[" + ", ".join(shown(v) for v in value) + "]"
+    return repr(value)
 
 
 def not_a_function(answer, name, checker_name):
@@ -80,6 +99,9 @@ def checker(name, expects):
     runs in a forked child (:mod:`~tutorial.check.isolate`) that is killed at the limit,
     so nothing the answer does (an endless loop, in Python or in C, ``sys.exit``,
     ``os._exit``) can hang or end the notebook's kernel; what it printed is printed here.
+    A "correct" from the child is confirmed here, by the same check on a replay of the
+    answer's calls (:mod:`~tutorial.check.replay`): whatever the answer changed where it
+    ran (a helper of the checker rebound, NumPy patched) cannot make a wrong answer pass.
     """
     def decorate(check):
         @functools.wraps(check)
@@ -90,11 +112,12 @@ def checker(name, expects):
                 return Verdict(False, problem)
             if not can_isolate():
                 return _judge(check, answer, name, expects, seconds)
-            outcome = in_child(lambda: _judge(check, answer, name, expects, None), seconds)
+            recorder = Recorder(answer, answer_seed(answer))
+            outcome = in_child(lambda: _recorded(check, recorder, name, expects), seconds)
             if outcome.printed:
                 print(outcome.printed, end="" if outcome.printed.endswith("\n") else "\n")
             if outcome.kind == "returned":
-                return outcome.value
+                return _confirmed(check, outcome.value, recorder.seed, name, expects, seconds)
             if outcome.kind == "timeout":
                 return _too_slow(name, seconds)
             return Verdict(False, f"Not yet: your {name} ended the process it ran in "
@@ -104,6 +127,36 @@ def checker(name, expects):
     return decorate
 
 
+def _recorded(check, recorder, name, expects):
+    """In the child: the verdict as plain data, and the tape of the answer's calls."""
+    lock_profiler()
+    verdict = _judge(check, recorder, name, expects, None)
+    return (bool(verdict.correct), str(verdict.text), bool(verdict.started)), recorder.tape
+
+
+def _confirmed(check, sent, seed, name, expects, seconds):
+    """The child's verdict unless it is "correct"; then the verdict of the same check on a
+    replay of the answer's calls, here, where the answer never ran."""
+    try:
+        (correct, text, started), tape = sent
+    except (TypeError, ValueError):
+        return Verdict(False, f"Not yet: checking your {name} sent back {str(sent)[:60]}, "
+                              f"not a verdict: run its cell and the check again.")
+    if correct is not True:
+        return Verdict(False, str(text), started is True)
+    replay = Replay(tape, seed)
+    try:
+        verdict = _judge(check, replay, name, expects, seconds, replayed=True)
+        if verdict.correct:
+            replay.finish()
+    except Unconfirmed as why:
+        return Verdict(False, f"Not yet: the checker could not confirm your {name}: {why}. "
+                              f"Let {name} return numbers, lists, tuples or arrays and change "
+                              f"nothing else (not the checker, the library or NumPy), then run "
+                              f"its cell again.")
+    return verdict
+
+
 def _too_slow(name, seconds):
     return Verdict(False, f"Not yet: your {name} did not return within {seconds:g} s (an "
                           f"infinite loop?). Look for a loop whose condition never becomes "
@@ -111,9 +164,10 @@ def _too_slow(name, seconds):
                           f"its cell again.")
 
 
-def _judge(check, answer, name, expects, seconds):
+def _judge(check, answer, name, expects, seconds, replayed=False):
     """``check(answer)`` as a Verdict whatever it raises; under ``time_limit(seconds)``
-    unless ``seconds`` is None (in a child, where the parent keeps the time)."""
+    unless ``seconds`` is None (in a child, where the parent keeps the time). On a replay
+    the answer's code does not run, so a KeyboardInterrupt is the caller's Ctrl-C."""
     try:
         with time_limit(seconds) if seconds else contextlib.nullcontext():
             return check(answer)
@@ -129,6 +183,8 @@ def _judge(check, answer, name, expects, seconds):
                               f"would end the notebook's kernel: return the result instead, "
                               f"then run its cell again.")
     except KeyboardInterrupt:
+        if replayed:
+            raise
         return Verdict(False, f"Not yet: your {name} raised KeyboardInterrupt (the exception "
                               f"Ctrl-C and the Stop button raise): return the result instead, "
                               f"then run its cell again.")

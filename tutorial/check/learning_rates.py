@@ -16,13 +16,12 @@ Not yet: your function calls the library's piecewise_constant, the reference it 
 Not yet: the rate never changes: your function always returns values[0]; after each boundary the schedule moves on to the next value.
 """
 
-import contextlib
-
 import numpy as np
 
 from tutorial.check.answers import Wrong, as_number, call
-from tutorial.check.feedback import Verdict, checker
+from tutorial.check.feedback import Verdict, checker, shown
 from tutorial.check.mistakes import Mistake, first_match
+from tutorial.check.own_work import watching
 from tutorial.optim import schedules
 
 SCHEDULES = (      # (boundaries, values, steps to ask about)
@@ -110,31 +109,14 @@ def _outcomes(function):
     return [_outcome(function, case) for case in CASES]
 
 
-@contextlib.contextmanager
-def _watching_the_reference():
-    """Note in the yielded list each call of the library's schedule (the reference), so
-    an answer that only calls it is not taken for the learner's own code. The check runs
-    in a child process, but the class is restored anyway (it also runs in-process)."""
-    calls, original = [], schedules.PiecewiseConstant.__call__
-
-    def watched(self, step):
-        calls.append(step)
-        return original(self, step)
-    schedules.PiecewiseConstant.__call__ = watched
-    try:
-        yield calls
-    finally:
-        schedules.PiecewiseConstant.__call__ = original
-
-
 @checker("piecewise_constant_lr", "piecewise_constant_lr(step, boundaries, values) with a "
                                   "whole number step >= 0 and two lists, returning one number")
 def check_piecewise_constant_lr(piecewise_constant_lr):
     """``piecewise_constant_lr(step, boundaries, values)``: the library's piecewise_constant."""
     want = [schedules.piecewise_constant(b, v)(step) for step, b, v in CASES]
-    with _watching_the_reference() as reference_calls:
+    with watching(schedules.PiecewiseConstant.__call__) as seen:    # the reference's rule
         got = _outcomes(piecewise_constant_lr)
-    if reference_calls:
+    if seen.called:
         raise Wrong("your function calls the library's piecewise_constant, the reference it "
                     "is checked against: work out the rate from boundaries and values "
                     "yourself")
@@ -155,5 +137,5 @@ def check_piecewise_constant_lr(piecewise_constant_lr):
     if failed:
         raise Wrong(failed)
     case, value = next((c, g) for c, g, w in zip(CASES, got, want) if not _agree([g], [w]))
-    raise Wrong(f"{_label(*case)} returned {value!r}, which no usual mistake explains: work "
+    raise Wrong(f"{_label(*case)} returned {shown(value)}, which no usual mistake explains: work "
                 f"out by hand which piece step {case[0]} is in, and compare")

@@ -12,8 +12,13 @@ The reference is this module's :func:`_expected`, which the notebook reaches thr
 ``from tutorial.check.memory import check_zero_bytes``: a right answer that calls it,
 however it got there (``_expected`` itself, a mistake's answer put right, an import inside
 the function), is refused (:mod:`tutorial.check.own_work`); a wrong one is still named. An answer could
-still tabulate it for :data:`CASES` before the check, so the checker also draws cases at
-check time (:func:`_drawn_cases`) from a range too large to tabulate.
+still tabulate it for :data:`CASES` before the check, so the checker also draws cases
+(:func:`_drawn_cases`) from a range too large to tabulate, seeded by the answer's code: one
+answer meets the same cases, and gets the same verdict, every time.
+
+A device holds whole bytes, so when 1/K of a kind is not a whole number of bytes any whole
+number within one parameter's bytes of it is right too (``4 * P // K``, ``4 * (P // K)``,
+the ceiling). A refusal says what differs: the case, the kind, what was expected.
 
 >>> print(check_zero_bytes(lambda P, K, s, c: (4 * P, 4 * P, 4 * c * P)).text[:44])
 Not yet: nothing is sharded: stage 1 already
@@ -21,29 +26,55 @@ Not yet: nothing is sharded: stage 1 already
 Not yet: your zero_bytes calls the library's refer
 """
 
+import math
 import numbers
-import random
 
 from tutorial.check.answers import Wrong, call
-from tutorial.check.feedback import Verdict, checker
+from tutorial.check.feedback import Verdict, checker, shown
 from tutorial.check.mistakes import Mistake, first_match, same
-from tutorial.check.own_work import refuse_if_called, watching
+from tutorial.check.own_work import case_rng, refuse_if_called, watching
 
 CASES = ((1000, 4, 0, 2), (1000, 4, 1, 2), (1000, 4, 2, 2), (1000, 4, 3, 2),
-         (600, 3, 1, 1), (600, 3, 3, 0), (10, 2, 2, 2), (800, 8, 3, 2), (500, 1, 3, 2))
+         (600, 3, 1, 1), (600, 3, 3, 0), (10, 2, 2, 2), (800, 8, 3, 2), (500, 1, 3, 2),
+         (1001, 8, 3, 2))                   # 4 * 1001 / 8 = 500.5 bytes: not whole
 DRAWN = 3                                   # cases drawn at check time, besides CASES
+KINDS = ("weights", "gradients", "optimizer state")
 
 
-def _drawn_cases():
-    """DRAWN cases (parameters, devices, stage, copies) drawn afresh at every check."""
-    draw = random.SystemRandom()
-    return tuple((draw.randint(10 ** 3, 10 ** 9), draw.randint(2, 1024), draw.randint(0, 3),
-                  draw.randint(0, 3)) for _ in range(DRAWN))
+def _drawn_cases(rng):
+    """DRAWN cases (parameters, devices, stage, copies) drawn from ``rng``."""
+    return tuple((rng.randint(10 ** 3, 10 ** 9), rng.randint(2, 1024), rng.randint(0, 3),
+                  rng.randint(0, 3)) for _ in range(DRAWN))
+
+
+def _sharded(stage):
+    """Which of the three kinds ZeRO ``stage`` splits over the devices."""
+    return stage >= 3, stage >= 2, stage >= 1
 
 
 def _expected(P, K, stage, copies):
-    sharded = (stage >= 3, stage >= 2, stage >= 1)
-    return tuple(4.0 * n * P / (K if cut else 1) for n, cut in zip((1, 1, copies), sharded))
+    return tuple(4.0 * n * P / (K if cut else 1) for n, cut in zip((1, 1, copies), _sharded(stage)))
+
+
+def _whole(want, unit):
+    """The whole numbers of bytes that are right for the exact ``want``: from ``want``'s
+    parameters rounded down to rounded up (``unit``: one parameter's bytes in that kind)."""
+    if unit == 0 or (want / unit).is_integer():
+        return want, want
+    return unit * math.floor(want / unit), unit * math.ceil(want / unit)
+
+
+def _close(got, want, unit):
+    """``got`` bytes agree with the exact ``want``: equal, or a whole number of bytes
+    within :func:`_whole`."""
+    low, high = _whole(want, unit)
+    return same(got, want) or (float(got).is_integer() and low <= got <= high)
+
+
+def _agree(got, want, cases):
+    """Every case's three numbers agree (:func:`_close`)."""
+    return all(_close(g, w, unit) for gs, ws, (_, _, _, copies) in zip(got, want, cases)
+               for g, w, unit in zip(gs, ws, (4, 4, 4 * copies)))
 
 
 def _shift(stage_of):
@@ -78,11 +109,11 @@ def _as_bytes(value, label):
         raise Wrong(f"{label} returned None: end your function with `return weights, "
                     f"gradients, state`")
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 3:
-        raise Wrong(f"{label} returned {value!r}; return three numbers: the bytes of the "
+        raise Wrong(f"{label} returned {shown(value)}; return three numbers: the bytes of the "
                     f"weights, of the gradients and of the optimizer state")
     for item in value:
         if isinstance(item, bool) or not isinstance(item, numbers.Real):
-            raise Wrong(f"{label} returned {value!r}; each of the three must be a number")
+            raise Wrong(f"{label} returned {shown(value)}; each of the three must be a number")
     return tuple(float(x) for x in value)
 
 
@@ -90,20 +121,37 @@ def _as_bytes(value, label):
                        "returning (weight bytes, gradient bytes, optimizer-state bytes)")
 def check_zero_bytes(zero_bytes):
     """``zero_bytes(parameters, devices, stage, copies)``: one device's bytes under ZeRO."""
-    cases = CASES + _drawn_cases()
+    cases = CASES + _drawn_cases(case_rng(zero_bytes))
     with watching(_expected) as seen:
         answers = [call(zero_bytes, f"zero_bytes{case}", *case) for case in cases]
     got = [_as_bytes(answer, f"zero_bytes{case}") for answer, case in zip(answers, cases)]
     want = [_expected(*case) for case in cases]
-    if same(got, want):
+    if _agree(got, want, cases):
         refuse_if_called(seen, "zero_bytes")
         return Verdict(True, "Correct: each stage shards one more kind, and a sharded kind "
                              "costs 1/K of it per device.")
-    mistake = first_match(MISTAKES, got, lambda wrong: [wrong(*c) for c in cases])
+    mistake = first_match(MISTAKES, got, lambda wrong: [wrong(*c) for c in cases],
+                          agree=lambda a, b: _agree(a, b, cases))
     if mistake:
         return mistake.verdict()
-    case, answer = next((c, g) for c, g, w in zip(cases, got, want) if not same(g, w))
-    P, K, stage, copies = case
-    raise Wrong(f"zero_bytes{case} returned {answer}. With {P} parameters on {K} devices at "
-                f"stage {stage} and {copies} state copies, check which of the three kinds "
-                f"are split over the devices at this stage")
+    raise Wrong(_first_difference(got, want, cases))
+
+
+def _first_difference(got, want, cases):
+    """What the first wrong number is, and what it should be, in one sentence."""
+    for answer, exact, case in zip(got, want, cases):
+        P, K, stage, copies = case
+        for kind, g, w, n, cut in zip(KINDS, answer, exact, (1, 1, copies), _sharded(stage)):
+            if not _close(g, w, 4 * n):
+                how = f"{P} parameters x {4 * n} bytes" + (f" / {K} devices" if cut else "")
+                low, high = _whole(w, 4 * n)
+                whole = f"; any whole number from {low:,.0f} to {high:,.0f} is right too" \
+                    if low < high else ""
+                return (f"zero_bytes{case} returned {answer}: {_shown(g)} bytes for the "
+                        f"{kind}, expected {_shown(w)} bytes ({how}{whole}). Check which of the "
+                        f"three kinds are split over the devices at stage {stage}")
+    raise AssertionError("no difference")            # only called when one exists
+
+
+def _shown(value):
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"

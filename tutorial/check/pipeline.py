@@ -15,9 +15,10 @@ calls the answer makes (:func:`_runs_reference`) and refuses one that reaches it
 it got there (``sch.gpipe``, ``sch.schedule("gpipe", ...)``, a helper of its own). The
 exercise's point is the ticks, not only the order, so ``sch.place`` and ``timing.replay``
 (which place any order at its earliest ticks) are refused too. An answer could still precompute the course's
-tasks before the check: besides the fixed :data:`CASES`, the checker draws cases at check
-time (:func:`_drawn_cases`) from a range too large to tabulate, and its reference is a
-private formula (:func:`_gpipe_rows`), not a table an answer could read.
+tasks before the check: besides the fixed :data:`CASES`, the checker draws cases
+(:func:`_drawn_cases`) from a range too large to tabulate, seeded by the answer's code (one
+answer, one set of cases, one verdict), and its reference is a private formula
+(:func:`_gpipe_rows`), not a table an answer could read.
 
 >>> from tutorial.parallel.pipeline.schedules import gpipe
 >>> print(check_gpipe(lambda p, m: [(t.tick, t.stage, t.microbatch, t.kind)
@@ -30,11 +31,10 @@ Not yet: your schedule never runs a backward. GPipe's step i
 
 import math
 import numbers
-import random
-import sys
 
-from tutorial.check.feedback import Verdict, checker
+from tutorial.check.feedback import Verdict, checker, shown
 from tutorial.check.mistakes import Mistake
+from tutorial.check.own_work import case_rng, watching
 from tutorial.parallel.pipeline import schedules as sch
 from tutorial.parallel.pipeline import timing
 
@@ -43,10 +43,9 @@ DRAWN = 3                            # cases drawn at check time, besides CASES
 DRAWN_STAGES, DRAWN_MICRO = (5, 48), (9, 96)   # their ranges: thousands of (p, m) pairs
 
 
-def _drawn_cases():
-    """DRAWN (p, m) pairs drawn afresh at every check, from the operating system's entropy."""
-    draw = random.SystemRandom()
-    return tuple((draw.randint(*DRAWN_STAGES), draw.randint(*DRAWN_MICRO)) for _ in range(DRAWN))
+def _drawn_cases(rng):
+    """DRAWN (p, m) pairs drawn from ``rng`` (seeded by the answer)."""
+    return tuple((rng.randint(*DRAWN_STAGES), rng.randint(*DRAWN_MICRO)) for _ in range(DRAWN))
 
 
 def _rows(plan):
@@ -123,8 +122,8 @@ SYMPTOMS = (   # what a partly wrong answer shows: (detects(rows, p, m) on some 
 
 # what the answer must not run: the course's GPipe, and the placer that computes its ticks
 # (unless the course's naive or 1F1B schedule calls it: those are mistakes the checker names)
-REFERENCE_CODE = (sch.gpipe.__code__, sch.place.__code__, timing.replay.__code__)
-OTHER_SCHEDULES = (sch.naive.__code__, sch.one_f_one_b.__code__)
+REFERENCES = (sch.gpipe, sch.place, timing.replay)
+OTHER_SCHEDULES = (sch.naive, sch.one_f_one_b)
 
 CALLS_REFERENCE = (
     "your gpipe_schedule gets its tasks from the course's own GPipe schedule (sch.gpipe, "
@@ -136,19 +135,9 @@ CALLS_REFERENCE = (
 
 def _runs_reference(call):
     """(call(), True if the course's GPipe ran during it), watching every Python call."""
-    ran, previous = [], sys.getprofile()
-
-    def watch(frame, event, arg):
-        if event == "call" and frame.f_code in REFERENCE_CODE and \
-                not (frame.f_back is not None and frame.f_back.f_code in OTHER_SCHEDULES):
-            ran.append(frame.f_code.co_name)
-
-    sys.setprofile(watch)
-    try:
+    with watching(*REFERENCES, unless_called_from=OTHER_SCHEDULES) as seen:
         value = call()
-    finally:
-        sys.setprofile(previous)
-    return value, bool(ran)
+    return value, seen.called
 
 
 def _as_rows(value, p, m):
@@ -165,7 +154,7 @@ def _as_rows(value, p, m):
         if isinstance(item, sch.Task):
             item = (item.tick, item.stage, item.microbatch, item.kind)
         if isinstance(item, (str, bytes)) or not hasattr(item, "__len__") or len(item) != 4:
-            return None, (f"{call} contains {item!r:.40}; each task must be a tuple of four: "
+            return None, (f"{call} contains {shown(item):.40}; each task must be a tuple of four: "
                           f"(tick, stage, microbatch, kind).")
         tick, stage, micro, kind = item
         for name, number, high in (("tick", tick, None), ("stage", stage, p),
@@ -174,10 +163,10 @@ def _as_rows(value, p, m):
                 math.isfinite(number) and number == int(number)
             if not whole or number < 0 or (high is not None and number >= high):
                 limit = f" from 0 to {high - 1}" if high is not None else " >= 0"
-                return None, (f"{call} has a task with {name} {number!r}; use a whole "
+                return None, (f"{call} has a task with {name} {shown(number)}; use a whole "
                               f"number{limit}.")
         if kind not in sch.KINDS:
-            return None, (f"{call} has a task of kind {kind!r}; use 'F' for a forward and 'B' "
+            return None, (f"{call} has a task of kind {shown(kind)}; use 'F' for a forward and 'B' "
                           f"for a backward.")
         rows.append((int(tick), int(stage), int(micro), kind))
     if not rows:
@@ -210,7 +199,7 @@ def _verdict_for(rows_by_case):
 def check_gpipe(gpipe_schedule):
     """``gpipe_schedule(stages, microbatches)``: GPipe's tasks, (tick, stage, micro-batch, kind)."""
     rows_by_case = {}
-    for p, m in CASES + _drawn_cases():
+    for p, m in CASES + _drawn_cases(case_rng(gpipe_schedule)):
         try:
             value, copied = _runs_reference(lambda: gpipe_schedule(p, m))
         except NotImplementedError:                # the stub: the guard says "not written"

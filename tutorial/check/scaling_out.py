@@ -6,8 +6,9 @@ averages (synchronous SGD); after it, every ``period``-th step counted from the 
 and the last step always, so that the run ends with one model. The reference is
 :func:`tutorial.parallel.local_sgd.averaging_steps`, which the notebook imports: an answer
 that calls it is refused (:mod:`tutorial.check.own_work`), and besides its fixed cases the
-checker draws new ones at random on every run, so a table of the reference's answers
-made before the check cannot pass either. Typical mistakes are data.
+checker draws others, seeded by the answer's code, so a table of the reference's answers
+made before the answer was written cannot pass either, and one answer always meets the
+same cases. Typical mistakes are data.
 
 >>> print(check_post_local_schedule(lambda T, H, S: [t for t in range(1, T + 1)
 ...     if t <= S or (t - S) % H == 0 or t == T]).text[:60])
@@ -24,19 +25,19 @@ import numbers
 import random
 
 from tutorial.check.answers import Wrong, call
-from tutorial.check.feedback import Verdict, checker
+from tutorial.check.feedback import Verdict, checker, shown
 from tutorial.check.mistakes import Mistake, first_match
-from tutorial.check.own_work import refuse_if_called, watching
+from tutorial.check.own_work import case_rng, refuse_if_called, watching
 from tutorial.parallel.local_sgd import averaging_steps
 
 CASES = ((8, 4, 0), (8, 4, 3), (6, 4, 0), (20, 4, 6), (8, 1, 3), (4, 2, 10), (16, 16, 0),
          (10, 3, 2))
-DRAWN = 4          # cases drawn at random on every check, beyond CASES
+DRAWN = 4          # cases drawn from the answer's seed, beyond CASES
 
 
 def drawn_cases(count=DRAWN, rng=None):
-    """``count`` cases (steps, period, switch) from the operating system's randomness:
-    unknown before the check runs, so no table made in advance holds them."""
+    """``count`` cases (steps, period, switch) drawn from ``rng`` (the check passes one seeded
+    by the answer; by default the operating system's randomness)."""
     rng = rng or random.SystemRandom()
     cases = []
     for _ in range(count):
@@ -83,7 +84,7 @@ def _as_steps(value, label):
     for item in value:
         if isinstance(item, bool) or not isinstance(item, numbers.Real) \
                 or float(item) != int(item):
-            raise Wrong(f"{label} returned a list containing {item!r}; each entry must be a "
+            raise Wrong(f"{label} returned a list containing {shown(item)}; each entry must be a "
                         f"whole step number such as 4")
         steps.append(int(item))
     return steps
@@ -93,7 +94,7 @@ def _as_steps(value, label):
                                 "numbers, returning a list of step numbers")
 def check_post_local_schedule(post_local_schedule):
     """``post_local_schedule(steps, period, switch)``: the averaging steps of post-local SGD."""
-    cases = CASES + drawn_cases()
+    cases = CASES + drawn_cases(rng=case_rng(post_local_schedule))
     with watching(averaging_steps, copies=True) as seen:
         answers = [call(post_local_schedule, f"post_local_schedule{case}", *case)
                    for case in cases]
