@@ -23,27 +23,19 @@ set -euo pipefail
 
 ROOTFS=${ARM64_ROOTFS:-${XDG_CACHE_HOME:-$HOME/.cache}/tutorial/arm64-bookworm}
 NOTEBOOK=${NOTEBOOK:-notebooks/01_sgd.ipynb}
-MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 PACKAGES=python3,python3-venv,make,git,ca-certificates
-REPO=$(git -C "$(dirname "$0")/.." rev-parse --show-toplevel)
-COMMIT=$(git -C "$REPO" rev-parse HEAD)
-HEAVY=$(command -v heavy || true)       # the shared machine's CPU semaphore, when there is one
-TIMES=()
+CHROOT_WHAT="arm64 emulated on $(uname -m)"
+# timed, root_fs, clone, mounts, finish, inside: shared with tools/debian_testing.sh
+# shellcheck source=tools/chroot_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/chroot_lib.sh"
 
-[ "$(id -u)" -eq 0 ] || { echo "tools/arm64.sh needs root (debootstrap, chroot): sudo make test-arm64"; exit 1; }
-
-timed() {   # timed "what" command...: run it, note how long it took
-    local what=$1 start=$SECONDS; shift
-    echo "== $what"
-    "$@"
-    TIMES+=("$(printf '%-44s %4d s' "$what" $((SECONDS - start)))")
-}
+need_root test-arm64
 
 host_tools() {
-    if ! command -v debootstrap >/dev/null || ! command -v qemu-aarch64-static >/dev/null \
-            || ! command -v update-binfmts >/dev/null; then
+    debootstrap_tool
+    if ! command -v qemu-aarch64-static >/dev/null || ! command -v update-binfmts >/dev/null; then
         apt-get update -q
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q qemu-user-static binfmt-support debootstrap
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q qemu-user-static binfmt-support
     fi
     [ "$(uname -m)" = aarch64 ] && return 0         # a real arm64 machine: nothing to emulate
     mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
@@ -52,62 +44,12 @@ host_tools() {
         echo "binfmt_misc cannot run arm64 programs here (no /proc/sys/fs/binfmt_misc/qemu-aarch64)"; exit 1; }
 }
 
-root_fs() {                 # made once; a marker tells a finished debootstrap from a broken one
-    [ -f "$ROOTFS/.tutorial-rootfs-complete" ] && { echo "reusing $ROOTFS"; return 0; }
-    rm -rf "$ROOTFS.partial"
-    mkdir -p "$(dirname "$ROOTFS")"
-    $HEAVY debootstrap --arch=arm64 --variant=minbase --include=$PACKAGES bookworm "$ROOTFS.partial" "$MIRROR"
-    touch "$ROOTFS.partial/.tutorial-rootfs-complete"
-    rm -rf "$ROOTFS"; mv "$ROOTFS.partial" "$ROOTFS"
-}
-
-clone() {                   # a fresh clone each run: no .venv or build output from the host
-    rm -rf "$ROOTFS/root/tutorial"
-    git clone --quiet --no-hardlinks "$REPO" "$ROOTFS/root/tutorial"
-    git -C "$ROOTFS/root/tutorial" checkout --quiet "$COMMIT"
-}
-
-mounts() {
-    cp -L /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
-    # The CA bundle the host's pip trusts (PIP_CERT or pip's `cert`, e.g. for a TLS proxy),
-    # at the same path inside, so that the PIP_* settings passed through mean the same there.
-    local cert=${PIP_CERT:-$(pip config get global.cert 2>/dev/null || true)}
-    if [ -n "$cert" ] && [ -f "$cert" ]; then
-        mkdir -p "$ROOTFS$(dirname "$cert")"; cp -L "$cert" "$ROOTFS$cert"
-    fi
-    for d in proc dev dev/pts sys; do
-        mountpoint -q "$ROOTFS/$d" || mount --bind "/$d" "$ROOTFS/$d"
-    done
-}
-
-unmount() {
-    for d in sys dev/pts dev proc; do
-        mountpoint -q "$ROOTFS/$d" && umount -l "$ROOTFS/$d"
-    done
-    return 0
-}
-
-finish() {                  # on success and on failure: unmount, then the times so far
-    local code=$?
-    unmount
-    echo "== times (arm64 emulated on $(uname -m)$([ $code -eq 0 ] || echo ", FAILED after the last step below"))"
-    printf '%s\n' "${TIMES[@]}"
-}
 trap finish EXIT
-
-inside() {                  # inside "command line": run it in the clone, as a fresh login would
-    local pip_vars          # the host's PIP_* settings but its wheel folders, absent inside
-    pip_vars=$(env | grep -E '^PIP_' | grep -v '^PIP_FIND_LINKS=' | tr '\n' ' ' || true)
-    # shellcheck disable=SC2086
-    $HEAVY chroot "$ROOTFS" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin $pip_vars \
-        /bin/bash -c "cd /root/tutorial && $1"
-}
 
 NBVAL=".venv/bin/python -m pytest -q -p no:cacheprovider --nbval $NOTEBOOK --sanitize-with tests/nbval_sanitize.cfg"
 
 timed "host tools (qemu-user-static, debootstrap)" host_tools
-timed "arm64 Debian 12 root file system" root_fs
+timed "arm64 Debian 12 root file system" root_fs --arch=arm64 bookworm
 echo "arm64 userland: $(chroot "$ROOTFS" uname -m), $(chroot "$ROOTFS" python3 --version)"
 timed "clone of $COMMIT" clone
 mounts
