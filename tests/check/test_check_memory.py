@@ -76,8 +76,11 @@ def test_whole_bytes_pass_every_time(answer):
 
 
 def right_on_small_models_only(P, K, stage, copies):
+    """Right on the fixed cases (P of 1000 or 1001), half as much again in the weights'
+    bytes on every drawn one (P from 1000 to 10^9): wrong by far more than any rounding,
+    whichever cases this Python's bytecode seeds."""
     exact = zero_bytes(P, K, stage, copies)
-    return exact if P < 2000 else (exact[0] + 8, exact[1], exact[2])
+    return exact if P <= 1001 else (exact[0] * 1.5, exact[1], exact[2])
 
 
 def test_one_answer_gets_one_verdict_that_says_what_differs():

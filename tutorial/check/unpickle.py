@@ -9,8 +9,12 @@ library's own dataclasses and named tuples (a pipeline ``Task``, a collective's
 with :class:`Unreadable`, which names it.
 
 >>> import numpy as np
->>> safe_loads(pickle.dumps([1, (2.5, "x"), np.arange(3)]))
+>>> safe_loads(pickle.dumps([1, (2.5, "x"), np.arange(3)], protocol=4))
 [1, (2.5, 'x'), array([0, 1, 2])]
+>>> safe_loads(pickle.dumps(np.arange(3), protocol=5))   # Python 3.14's default protocol
+array([0, 1, 2])
+>>> safe_loads(pickle.dumps(np.random.default_rng(0))).random() == np.random.default_rng(0).random()
+True
 >>> import os
 >>> safe_loads(pickle.dumps(os.getcwd))
 Traceback (most recent call last):
@@ -28,6 +32,8 @@ PLAIN = {
     ("builtins", "range"), ("builtins", "set"), ("builtins", "slice"),
     ("numpy", "dtype"), ("numpy", "ndarray"),
     ("numpy.core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "scalar"),
+    # pickle protocol 5 (Python 3.14's default) rebuilds an array from its buffer
+    ("numpy.core.numeric", "_frombuffer"), ("numpy._core.numeric", "_frombuffer"),
     ("numpy._core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "scalar"),
     # numpy's random generators: 1.26 pickles them through these constructors; numpy 2
     # names the bit generator's class and its seed sequence too
