@@ -3,7 +3,10 @@
 import re
 from pathlib import Path
 
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:      # Python 3.10: pip's own copy of the same reader
+    from pip._vendor import tomli as tomllib
 
 from tutorial.check.environment import pins
 from tutorial.install import pins as course_pins

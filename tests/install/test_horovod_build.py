@@ -9,7 +9,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:      # Python 3.10: pip's own copy of the same reader
+    from pip._vendor import tomli as tomllib
 
 import pytest
 

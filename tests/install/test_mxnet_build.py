@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:      # Python 3.10: pip's own copy of the same reader
+    from pip._vendor import tomli as tomllib
 
 import pytest
 
