@@ -37,6 +37,7 @@ PACKAGES=python3,python3-venv,make,git,ca-certificates
 APT_PACKAGES="g++ python3-dev chromium iproute2"
 CHROOT_WHAT="Debian testing, amd64"
 # timed, root_fs, clone, mounts, finish, inside: shared with tools/arm64.sh
+# shellcheck source=tools/chroot_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/chroot_lib.sh"
 
 need_root test-debian-testing
