@@ -32,7 +32,7 @@ from pathlib import Path
 
 from tutorial.install import arch, arm64_blas, numpy_compat, pins
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = pins.ROOT                           # the repository, where pip runs
 CPU_DIST, GPU_DIST = "mxnet", "mxnet-cu117"
 DRIVER_LIB = "libcuda.so.1"                # the NVIDIA driver's; never in a wheel
 _DRIVER_SYMBOL = re.compile(r"^cu[A-Z]")   # the driver API: cuInit, cuLaunchKernel, ...
