@@ -150,6 +150,17 @@ def test_median_durations_pools_several_runs_so_one_slow_task_does_not_count():
     assert median_durations(*runs) == {(0, "F"): 2.0}        # 90: another process took the core
 
 
+def test_shortest_durations_take_each_stage_and_kinds_fastest_run():
+    """The replay's table: noise only adds time, so a slow run never moves it, and even most
+    runs slowed (another notebook sharing the cores) leave the fastest one in charge."""
+    from types import SimpleNamespace as NS
+    from tutorial.parallel.pipeline.timing import shortest_durations
+    runs = [NS(timings=[NS(task=sch.Task(0, 0, 0, "F"), start=1.0, end=1.0 + d),
+                        NS(task=sch.Task(1, 1, 0, "B"), start=0.0, end=2 * d)])
+            for d in (9.0, 1.5, 7.0)]
+    assert shortest_durations(*runs) == {(0, "F"): 1.5, (1, "B"): 3.0}
+
+
 def test_a_rate_that_diverges_is_recorded_not_raised():
     """train() compares rates, some of which diverge: the run says why and its losses from
     there on are NaN (the executor itself refuses to go on with a non-finite loss)."""

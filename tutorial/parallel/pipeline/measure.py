@@ -9,9 +9,9 @@ forward and backward (no update, so every repeat sees the same weights) and repo
 - the same schedule replayed on p devices of their own
   (:func:`~tutorial.parallel.pipeline.timing.replay`): for each m, one table of task
   times, shared by every schedule (:func:`task_durations`: the tasks run ``repeats``
-  times one at a time, nothing else running, and every task is given the median time of
-  its stage and kind, F or B, over those runs), so one slow task (another process taking
-  the core) does not stretch the replay. Its bubble, its span, and its speed-up over one
+  times one at a time, nothing else running, and every task is given the shortest time
+  of its stage and kind, F or B, over those runs), so slow tasks (another process, or
+  another notebook, taking the core) do not stretch the replay: noise only adds time. Its bubble, its span, and its speed-up over one
   device running the same tasks back to back (= p x (1 - bubble)): what p independent
   devices would do with this machine's task times;
 - the activations the busiest stage holds for its backward, in bytes: the most
@@ -25,7 +25,7 @@ import numpy as np
 
 from tutorial.parallel.pipeline.executor import microbatches, run
 from tutorial.parallel.pipeline.schedules import schedule
-from tutorial.parallel.pipeline.timing import median_durations, replay, replay_bubble, span
+from tutorial.parallel.pipeline.timing import replay, replay_bubble, shortest_durations, span
 from tutorial.progress import Progress
 from tutorial.validate import check_count
 
@@ -36,7 +36,7 @@ class Point:
     microbatches: int
     seconds: float              # median wall time of the step, stages running together
     bubble: float               # median measured bubble, stages running together
-    replayed_bubble: float      # median task times (one at a time), replayed on p devices
+    replayed_bubble: float      # shortest task times (one at a time), replayed on p devices
     replayed_seconds: float     # the replayed step's span
     one_device_seconds: float   # the same tasks back to back on one device
     activation_bytes: int       # held by the busiest stage at its peak
@@ -59,12 +59,12 @@ def activation_bytes(stages, result, microbatch_size, itemsize=4):
 
 
 def task_durations(stages, plan, parts, repeats):
-    """{(stage, kind): median seconds} of ``plan``'s tasks, each run alone, ``repeats`` times."""
+    """{(stage, kind): shortest seconds} of ``plan``'s tasks, each run alone, ``repeats`` times."""
     alone = []
     for _ in range(repeats):
         alone.append(run(stages, plan, parts, update=None, concurrent=False))
         stages.zero_grad()
-    return median_durations(*alone)
+    return shortest_durations(*alone)
 
 
 def sweep(stages, X, y, names=("gpipe", "1f1b"), ms=(1, 4, 16), repeats=3):

@@ -55,14 +55,26 @@ def replay(plan, duration, link=0.0):
     return times
 
 
+def _durations(runs, pick):
+    took = {}
+    for t in (t for r in runs for t in r.timings):
+        took.setdefault((t.task.stage, t.task.kind), []).append(t.end - t.start)
+    return {key: float(pick(values)) for key, values in took.items()}
+
+
 def median_durations(result, *more):
     """{(stage, kind): median seconds} of the tasks of one or more measured runs: a duration
     table that :func:`replay` can use for any schedule on the same stages
     (``table[t.stage, t.kind]``)."""
-    took = {}
-    for t in (t for r in (result, *more) for t in r.timings):
-        took.setdefault((t.task.stage, t.task.kind), []).append(t.end - t.start)
-    return {key: float(np.median(values)) for key, values in took.items()}
+    return _durations((result, *more), np.median)
+
+
+def shortest_durations(result, *more):
+    """{(stage, kind): shortest seconds} of the tasks of one or more measured runs, the time
+    a task takes when nothing else competes for the core: noise on a shared machine only
+    ever adds time, so the shortest of many runs is the estimate it moves least. A table
+    for :func:`replay`, like :func:`median_durations`."""
+    return _durations((result, *more), min)
 
 
 def span(times):
