@@ -171,3 +171,38 @@ def test_horovod_0_leaves_it_out_and_says_so(tmp_path, monkeypatch):
     assert horovod_build.skipped_on_request(prefix=tmp_path)
     monkeypatch.setattr(horovod_build, "version_of", lambda dist: "0.28.1")
     assert not horovod_build.skipped_on_request(prefix=tmp_path)       # installed later
+
+
+def test_on_python_3_14_set_up_leaves_horovod_out_saying_why(tmp_path, monkeypatch, capsys):
+    """Horovod 0.28.1 crashed on 3.14 (Debian testing): no 3-minute build that cannot work,
+    a sentence instead, and a note that makes its tests and cells skip with that sentence."""
+    from tutorial.install import horovod_support
+    monkeypatch.setattr(horovod_build, "unsupported",
+                        lambda: horovod_support.unsupported((3, 14)))
+    monkeypatch.setattr(horovod_build, "version_of", lambda dist: None)
+    monkeypatch.setattr(horovod_build, "build_wheel",
+                        lambda *a, **k: pytest.fail("no build where Horovod cannot work"))
+    assert horovod_build.install("cpu", cache=tmp_path / "cache", prefix=tmp_path) is False
+    said = capsys.readouterr().out
+    assert "Horovod: left out, Horovod 0.28.1" in said and "Python 3.14" in said
+    why = horovod_build.left_out(prefix=tmp_path)
+    assert why is not None and "Python 3.14" in why and "segmentation fault" in why
+    assert not horovod_build.skipped_on_request(prefix=tmp_path)   # not HOROVOD=0's reason
+    horovod_build.skip(prefix=tmp_path)
+    assert "HOROVOD=0" in horovod_build.left_out(prefix=tmp_path)
+
+
+def test_a_failed_build_on_gcc_13_or_newer_gets_advice_for_that_compiler(tmp_path, monkeypatch):
+    from tutorial.install import horovod_support
+    fake = tmp_path / "g++"                 # a compiler that answers like Debian testing's
+    fake.write_text('#!/bin/sh\n[ "$1" = -dumpversion ] && echo 16 || '
+                    'echo "g++ (Debian 16.2.0-1) 16.2.0"\n')
+    fake.chmod(0o755)
+    assert horovod_support.compiler_major(str(fake)) == 16
+    assert horovod_support.compiler_major(str(tmp_path / "none")) is None
+    advice = horovod_support.fix_for(16)
+    assert "GCC 16" in advice and "CXX=g++-12 make horovod" in advice
+    assert "install a C++ compiler" not in advice
+    assert horovod_support.fix_for(12) == horovod_support.FIX
+    monkeypatch.setenv("CXX", str(fake))
+    assert horovod_support.compiler_major() == 16          # CXX, as CMake reads it

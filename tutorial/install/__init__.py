@@ -18,4 +18,6 @@ Nothing here teaches distributed training; the notebooks import none of it. One 
 - ``wheel_cache``  wheels built from source once and kept outside ``.venv`` (Horovod)
 - ``horovod_build`` build Horovod once per MXNet build and Python, install it from its
   cached wheel
+- ``horovod_support`` where Horovod 0.28.1 can work (Python up to 3.13, GCC up to 12), and
+  what to tell the learner where it cannot
 """

@@ -40,16 +40,13 @@ from pathlib import Path
 
 from tutorial.install.mxnet_build import CPU_DIST, GPU_DIST, wanted_build
 from tutorial.install.pins import ROOT, toml_array
+from tutorial.install.horovod_support import compiler_major, fix_for, unsupported
 from tutorial.install.wheel_cache import build_into, cache_root
 
 BUILD_ENV = {"HOROVOD_WITH_MXNET": "1", "HOROVOD_WITH_GLOO": "1", "HOROVOD_WITHOUT_MPI": "1",
              "HOROVOD_WITHOUT_TENSORFLOW": "1", "HOROVOD_WITHOUT_PYTORCH": "1"}
 GPU_BUILD_ENV = {"HOROVOD_GPU_OPERATIONS": "NCCL"}
 MARKER = ".horovod-build"      # in the environment's folder: the key of the installed wheel
-FIX = ("Horovod is optional: every notebook but its Horovod cells works without it. To add it, "
-       "install a C++ compiler (g++ 7 or newer: apt install build-essential) and Python's "
-       "headers (apt install python3-dev), then run `make horovod`; the full log is printed "
-       "above. Read README.md, 'Horovod', for the GPU build.")
 
 
 def pins(pyproject=ROOT / "pyproject.toml"):
@@ -133,6 +130,10 @@ def install(build, cache=None, prefix=None):
     folder, where the installed key is noted (default ``sys.prefix``). Never raises for a
     failed build: prints why and the fix, and returns False.
     """
+    why = unsupported()
+    if why:
+        skip(prefix, why)
+        return False
     requirement, build_requires = pins()
     wanted = requirement.split("==")[1]
     key = this_key(wanted)
@@ -157,18 +158,36 @@ def install(build, cache=None, prefix=None):
 
 
 def _give_up(why):
-    print(f"\nHorovod was NOT installed: {why}. {FIX}\n", flush=True)
+    print(f"\nHorovod was NOT installed: {why}. {fix_for(compiler_major())}\n", flush=True)
     return False
 
 
 SKIPPED = "skipped"     # the marker's text when set-up left Horovod out on request (HOROVOD=0)
+UNSUPPORTED = "unsupported"     # ... when Horovod cannot work with this Python
 
 
-def skip(prefix=None):
-    """Leave Horovod out of this environment on request (``make ... HOROVOD=0``), and note it:
-    its tests then skip, also under CI (the second interpreter's unit run does this)."""
-    (Path(sys.prefix if prefix is None else prefix) / MARKER).write_text(SKIPPED + "\n")
-    print("Horovod: left out on request (HOROVOD=0); `make horovod` adds it", flush=True)
+def skip(prefix=None, why=None):
+    """Leave Horovod out of this environment, on request (``make ... HOROVOD=0``) or because
+    of ``why`` (:func:`unsupported`), and note it: its tests and notebook cells then skip,
+    saying so, also under CI (the other interpreters' unit runs do this)."""
+    (Path(sys.prefix if prefix is None else prefix) / MARKER).write_text(
+        (UNSUPPORTED if why else SKIPPED) + "\n")
+    print(f"Horovod: left out, {why}" if why else
+          "Horovod: left out on request (HOROVOD=0); `make horovod` adds it", flush=True)
+
+
+def left_out(prefix=None):
+    """Why set-up left Horovod out of this environment on purpose (a sentence), or None: it
+    was not left out, or it is installed since."""
+    marker = Path(sys.prefix if prefix is None else prefix) / MARKER
+    if version_of("horovod") is not None or not marker.is_file():
+        return None
+    text = marker.read_text().strip()
+    if text == SKIPPED:
+        return "this environment was set up without Horovod on request (HOROVOD=0)"
+    if text == UNSUPPORTED:
+        return unsupported() or "set-up found Horovod unsupported here"
+    return None
 
 
 def skipped_on_request(prefix=None):

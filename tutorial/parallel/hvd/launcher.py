@@ -54,9 +54,15 @@ class HorovodResult:
 
 def horovod_problem():
     """None when ``import horovod.mxnet`` works here; else why, and how to fix it."""
-    from tutorial.install.horovod_build import FIX, horovod_problem as problem
+    from tutorial.install.horovod_build import horovod_problem as problem, left_out
+    from tutorial.install.horovod_support import compiler_major, fix_for
     why = problem()
-    return None if why is None else f"Horovod is not usable here: {why}. {FIX}"
+    if why is None:
+        return None
+    on_purpose = left_out()           # HOROVOD=0, or a Python Horovod does not run on
+    if on_purpose:
+        return f"Horovod is not usable here: {on_purpose}."
+    return f"Horovod is not usable here: {why}. {fix_for(compiler_major())}"
 
 
 def _rank_env(slot, port, run_dir, timeout, extra):
