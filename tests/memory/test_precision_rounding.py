@@ -1,9 +1,11 @@
 """float16 and bfloat16 rounding against MXNet's own casts; the underflow report by hand.
 
-MXNet's bfloat16 cast runs oneDNN's conversion, whose code path depends on the CPU (and on
-``DNNL_MAX_CPU_ISA``, read when MXNet is imported). Every path rounds normal numbers as
-``to_bfloat16`` does; float32 subnormals it flushes to zero on some paths and keeps on
-others, which ``test_bfloat16_subnormals_per_onednn_path`` checks path by path."""
+With oneDNN on (MXNet's default), MXNet's bfloat16 cast runs oneDNN's conversion, whose code
+path depends on the CPU (and on ``DNNL_MAX_CPU_ISA``, read when MXNet is imported). Every path
+rounds normal numbers as ``to_bfloat16`` does; float32 subnormals it flushes to zero on some
+paths and keeps on others, which ``test_bfloat16_subnormals_per_onednn_path`` checks path by
+path. With oneDNN off (``MXNET_MKLDNN_ENABLED=0``) MXNet casts with its own code, which
+truncates: it keeps float32's top 16 bits (``test_without_onednn_mxnet_truncates``)."""
 
 import json
 import os
@@ -30,8 +32,8 @@ def _values():
                                           65504.0, 65520.0, 3e-8, 2 ** -25])])
 
 
-ONEDNN = pytest.mark.skipif(not onednn_on(), reason="MXNet casts to bfloat16 with oneDNN "
-                            "only (MXNET_MKLDNN_ENABLED=0 turns it off)")
+ONEDNN = pytest.mark.skipif(not onednn_on(), reason="oneDNN is off (MXNET_MKLDNN_ENABLED=0): "
+                            "MXNet's own cast truncates (test_without_onednn_mxnet_truncates)")
 FLOAT32_TINY = np.finfo(np.float32).tiny              # 2^-126: below it, float32 is subnormal
 
 
@@ -110,10 +112,11 @@ def _float32_subnormals():
     return np.concatenate([mantissas, mantissas | np.uint32(1 << 31)]).view(np.float32)
 
 
-def _mxnet_bfloat16_bits(x, path):
-    """MXNet's bfloat16 bits of float32 ``x``, cast in a fresh process on oneDNN ``path``,
-    and the ISA oneDNN reports it runs on."""
+def _mxnet_bfloat16_bits(x, path, onednn="1"):
+    """MXNet's bfloat16 bits of float32 ``x``, cast in a fresh process on oneDNN ``path``
+    (``onednn="0"``: with oneDNN off), and the ISA oneDNN reports it runs on."""
     env = {k: v for k, v in os.environ.items() if k != "DNNL_MAX_CPU_ISA"}
+    env["MXNET_MKLDNN_ENABLED"] = onednn
     if path != "default":
         env["DNNL_MAX_CPU_ISA"] = path
     env["DNNL_VERBOSE"] = "1"                  # prints "dnnl_verbose,info,cpu,isa:..."
@@ -149,6 +152,18 @@ def test_bfloat16_subnormals_per_onednn_path(path, record_property):
         has = sorted((flags or set()) & (AVX512_CORE_FLAGS | {"avx512_bf16", "avx2"}))
         assert behaviour == expected, (f"{path} ({isa}) on a CPU with {has}: subnormals "
                                        f"{behaviour}, expected {expected}")
+
+
+@pytest.mark.slow
+def test_without_onednn_mxnet_truncates():
+    """MXNet's own cast (oneDNN off, the course's second numeric configuration) drops
+    float32's low 16 bits: rounding toward zero, not to nearest as ``to_bfloat16`` and
+    oneDNN do (7e4 becomes 69632, not 70144), subnormals included."""
+    x = np.concatenate([_values(), _float32_subnormals()])
+    x = x[np.isfinite(x)]
+    theirs, _ = _mxnet_bfloat16_bits(x, "default", onednn="0")
+    np.testing.assert_array_equal(theirs, x.view(np.uint32) >> 16)
+    assert (theirs != to_bfloat16(x).view(np.uint32) >> 16).sum() > 1000   # not to nearest
 
 
 def test_subnormal_expectations_follow_the_cpu():

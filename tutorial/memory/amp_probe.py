@@ -87,7 +87,7 @@ print(json.dumps({"losses": losses, "loss_scale": trainer._amp_loss_scaler.loss_
 
 def gpu_training(steps=20, timeout=600):
     """``steps`` steps of float16 training with amp on ``mx.gpu(0)``, in a fresh process:
-    {"losses": [...], "loss_scale": ...}. Only where a GPU with cuDNN is."""
+    {"losses": [...], "loss_scale": ...}. Only where a GPU is."""
     done = subprocess.run([sys.executable, "-c", GPU_SCRIPT, str(int(steps))],
                           capture_output=True, text=True, timeout=timeout)
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]

@@ -1,7 +1,8 @@
 """Mixed-precision data-parallel training from scratch: float16 storage, float32 master weights.
 
-MXNet 1.9.1 runs float16 ``FullyConnected`` only with cuDNN (on a CPU context it raises
-"float16 fully connected layer is currently only supported by CuDNN version"), so here
+MXNet 1.9.1 runs float16 ``FullyConnected`` only on a GPU (on a CPU context it raises
+"float16 fully connected layer is currently only supported by CuDNN version", though on a
+GPU the layer runs through cuBLAS), so here
 each device *stores* float16 (its weights and the gradients it sends are float16
 values) and *computes* in float32, the precision that runs. One step, per device k:
 

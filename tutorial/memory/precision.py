@@ -16,11 +16,13 @@ NumPy has no bfloat16, so :func:`to_bfloat16` rounds float32 to it (nearest,
 ties to even, as IEEE arithmetic does) and returns float32 values. It keeps subnormals:
 float32's below 1.2e-38 round to bfloat16's, down to 9.2e-41, like every other number.
 
-MXNet's cast to bfloat16 (``mx.nd.amp_cast``, which runs oneDNN's conversion) rounds
-every normal number to the same bits as :func:`to_bfloat16`, and keeps zeros, infinities
-and NaN (-0.0 may come back as 0.0). What it does with float32's subnormals depends on
-the code path oneDNN picks for the CPU (``DNNL_MAX_CPU_ISA``, set before MXNet is
-imported, caps it): on most CPUs, with AVX2 or SSE4.1 and with the native bfloat16
+MXNet's cast to bfloat16 (``mx.nd.amp_cast``) runs oneDNN's conversion when oneDNN is on,
+MXNet's default: it rounds every normal number to the same bits as :func:`to_bfloat16`,
+and keeps zeros, infinities and NaN (-0.0 may come back as 0.0). With oneDNN off
+(``MXNET_MKLDNN_ENABLED=0``) MXNet casts with its own code, which truncates: it keeps
+float32's top 16 bits, rounding toward zero (7e4 becomes 69632, not 70144). What oneDNN
+does with float32's subnormals depends on the code path it picks for the CPU
+(``DNNL_MAX_CPU_ISA``, set before MXNet is imported, caps it): on most CPUs, with AVX2 or SSE4.1 and with the native bfloat16
 instruction (AVX-512 BF16), it flushes them to zero, keeping the sign; on AVX-512 without
 BF16 (``AVX512_CORE``) it keeps them, rounded as :func:`to_bfloat16` rounds them.
 Gradients that small (below 1.2e-38) are rare, so the difference hardly ever matters.
