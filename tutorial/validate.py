@@ -61,6 +61,15 @@ def check_count(name, value, low=1, what=""):
     return int(value)
 
 
+def as_host_array(value):
+    """An MXNet NDArray as the NumPy array it holds (``.asnumpy()``); anything else as it is.
+
+    NumPy reads an NDArray as a sequence of NDArrays and fails with "setting an array
+    element with a sequence", so functions that take NumPy arrays call this first.
+    """
+    return value.asnumpy() if hasattr(value, "asnumpy") else value
+
+
 def _plain(value):
     """NumPy scalars print as Python numbers in messages."""
     return value.item() if hasattr(value, "item") and is_number(value) else value
