@@ -9,6 +9,7 @@ One idea per file:
 - ``sharding``          the ring's reduce-scatter and all-gather on their own, and which
                         device owns which slice (the chunk the ring leaves complete on it)
 - ``layers``            an MLP as plain per-layer functions, so executors decide what to keep
+- ``diverged``          the memory trainers' stop at a NaN or infinity: the step and its cause
 - ``zero``              ZeRO stages 0-3 (data parallel, state, gradients, weights sharded)
 - ``tensor_parallel``   a Megatron MLP: first weight split by columns, second by rows
 - ``recompute``         keep activations only at segment boundaries, recompute the rest

@@ -24,6 +24,20 @@ import json
 import subprocess
 import sys
 
+from tutorial.validate import check_count, check_range
+
+
+def _run(script, args, timeout, what):
+    """``script`` in a fresh Python process; a one-line TimeoutError past ``timeout`` s
+    (subprocess's own message would print the whole script)."""
+    timeout = check_range("timeout", timeout, 0.0, low_open=True)
+    try:
+        return subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
+                              text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise TimeoutError(f"{what} did not finish within timeout={timeout:g} s (it was "
+                           f"stopped): give it more time, e.g. timeout=300") from None
+
 SCRIPT = r"""
 import json, sys
 import numpy as np
@@ -88,8 +102,8 @@ print(json.dumps({"losses": losses, "loss_scale": trainer._amp_loss_scaler.loss_
 def gpu_training(steps=20, timeout=600):
     """``steps`` steps of float16 training with amp on ``mx.gpu(0)``, in a fresh process:
     {"losses": [...], "loss_scale": ...}. Only where a GPU is."""
-    done = subprocess.run([sys.executable, "-c", GPU_SCRIPT, str(int(steps))],
-                          capture_output=True, text=True, timeout=timeout)
+    done = _run(GPU_SCRIPT, [str(check_count("steps", steps))], timeout,
+                "amp float16 training")
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
     if done.returncode != 0 or not lines:
         raise RuntimeError("amp float16 training failed: " +
@@ -148,8 +162,7 @@ def probe(target_dtype="bfloat16", timeout=300):
     """Run the probe in a fresh Python process; an :class:`AmpReport` of what happened."""
     if target_dtype not in ("bfloat16", "float16"):
         raise ValueError(f"target_dtype must be 'bfloat16' or 'float16', got {target_dtype!r}")
-    done = subprocess.run([sys.executable, "-c", SCRIPT, target_dtype], capture_output=True,
-                          text=True, timeout=timeout)
+    done = _run(SCRIPT, [target_dtype], timeout, f"the amp probe ({target_dtype})")
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
     if done.returncode != 0 or not lines:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]

@@ -24,7 +24,18 @@ et al., "Mixed Precision Training", ICLR 2018.
 
 import dataclasses
 
+import numpy as np
+
 from tutorial.validate import check_count, check_range
+
+
+def check_flag(name, value):
+    """``value`` as a bool if it is one (Python's or NumPy's); else a TypeError: ``'False'``
+    and NaN would count as true, and a skipped step as an applied one."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False (were all gradients finite?), got "
+                        f"{value!r}")
+    return bool(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,13 +71,17 @@ class DynamicLossScaler:
         check_count("growth_interval", self.growth_interval)
         check_range("min_scale", self.min_scale, 0.0, low_open=True)
         check_range("max_scale", self.max_scale, self.min_scale)
+        if not self.min_scale <= self.init_scale <= self.max_scale:
+            raise ValueError(f"init_scale={self.init_scale!r} is outside [min_scale, max_scale] "
+                             f"= [{self.min_scale!r}, {self.max_scale!r}]: the scaler would move "
+                             f"it the wrong way; start inside, or widen the bounds")
 
     def init(self):
         return ScalerState(float(self.init_scale), 0)
 
     def update(self, state, finite):
         """(next state, applied): what one step with finite (or not) gradients does."""
-        if not finite:
+        if not check_flag("finite", finite):
             return ScalerState(max(state.scale * self.backoff_factor, self.min_scale), 0), False
         good = state.good_steps + 1
         if good == self.growth_interval:
@@ -77,7 +92,8 @@ class DynamicLossScaler:
         """The scaler's steps as data: one :class:`ScheduleRow` per entry of ``finite_flags``."""
         state, rows = self.init(), []
         for step, finite in enumerate(finite_flags, start=1):
-            new, applied = self.update(state, bool(finite))
-            rows.append(ScheduleRow(step, state.scale, bool(finite), applied, new.scale))
+            finite = check_flag(f"finite_flags[{step - 1}]", finite)
+            new, applied = self.update(state, finite)
+            rows.append(ScheduleRow(step, state.scale, finite, applied, new.scale))
             state = new
         return rows

@@ -16,6 +16,12 @@ Each layer's backward and each bucket's allreduce is waited for and stamped, so 
 returns its timeline as a list of :class:`~tutorial.memory.buckets.Event`. Both modes
 run the same operations in the same order on the same numbers: their weights are equal
 bit for bit, and equal one device's SGD on the whole batch (the tests check both).
+A step stops with :class:`~tutorial.finite.TrainingDiverged` (naming the step) before
+the update when the loss, a summed gradient or a weight is NaN or infinite. Frozen
+parameters (``grad_req='null'``) are left out: never sent, never updated. The
+communication thread is a daemon, and ``step`` always stops and joins it before it
+returns or raises (an error, Ctrl-C); an error in that thread is raised again by ``step``.
+
 This is what MXNet's kvstore does with ``priority=`` (later layers' gradients first)
 and what the lecture's IntelCaffe does: "most of the communication is hidden in the
 computation". On one machine the two "streams" share the same cores, so the overlap
@@ -29,10 +35,38 @@ import time
 import mxnet as mx
 from mxnet import autograd, gluon
 
+from tutorial.batch_checks import check_batch, check_labels
+from tutorial.finite import check_loss, check_parameters
 from tutorial.memory.buckets import Event, buckets
 from tutorial.parallel.collectives import allreduce
+from tutorial.parallel.collectives.dispatch import ALGORITHMS
 from tutorial.parallel.split import split_batch
 from tutorial.validate import check_range
+
+
+def _trainable(layer):
+    """The layer's parameters that train (``grad_req='null'``: frozen, left out)."""
+    params = list(layer.collect_params().values())
+    added = [p.name for p in params if p.grad_req == "add"]
+    if added:
+        raise ValueError(f"parameter {added[0]} has grad_req='add': OverlapTrainer writes "
+                         f"every step's gradients afresh; set grad_req='write' (or 'null' to "
+                         f"freeze it)")
+    return [p for p in params if p.grad_req != "null"]
+
+
+def _check(net, devices, overlap, algorithm):
+    if not devices:
+        raise ValueError("devices is empty: pass a list of contexts, e.g. "
+                         "[mx.cpu(0), mx.cpu(1)]")
+    if not isinstance(net, (gluon.nn.Sequential, gluon.nn.HybridSequential)):
+        raise TypeError(f"net must be a Sequential of layers (its backward runs layer by "
+                        f"layer), got {type(net).__name__}")
+    if not isinstance(overlap, bool):
+        raise TypeError(f"overlap must be True or False, got {overlap!r}")
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {', '.join(map(repr, ALGORITHMS))}, "
+                         f"got {algorithm!r}")
 
 
 def _stamp(events, lane, name, origin, start):
@@ -44,20 +78,22 @@ class OverlapTrainer:
 
     def __init__(self, net, devices, bucket_bytes=float("inf"), overlap=True, lr=0.1,
                  algorithm="ring"):
-        if not devices:
-            raise ValueError("devices is empty: pass a list of contexts, e.g. "
-                             "[mx.cpu(0), mx.cpu(1)]")
+        _check(net, devices, overlap, algorithm)
         self.layers = list(net)
-        self.net, self.devices, self.overlap = net, list(devices), bool(overlap)
+        self.net, self.devices, self.overlap = net, list(devices), overlap
         self.lr = check_range("lr", lr, 0.0, low_open=True)
         self.algorithm = algorithm
         self.loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+        # trainable parameters in the order backward produces their gradients: last layer first
+        self.layer_params = [_trainable(layer)[::-1] for layer in self.layers[::-1]]
+        order = [p for params in self.layer_params for p in params]
+        if not order:
+            raise ValueError("the net has no trainable parameter (every grad_req is 'null'): "
+                             "unfreeze at least one, e.g. net[-1].collect_params()"
+                             ".setattr('grad_req', 'write')")
         for p in net.collect_params().values():
             p.reset_ctx(self.devices)
-        # parameters in the order backward produces their gradients: last layer first
-        self.layer_params = [list(layer.collect_params().values())[::-1]
-                             for layer in self.layers[::-1]]
-        order = [p for params in self.layer_params for p in params]
+        self.steps_done = 0
         self.bucket_names = buckets([(p.name, 4 * p.data().size) for p in order],
                                     bucket_bytes)
         self.by_name = {p.name: p for p in order}
@@ -92,36 +128,36 @@ class OverlapTrainer:
                 start += g.size
             g.wait_to_read()
 
-    def _communicate(self, work, events, origin):
-        while True:
-            item = work.get()
-            if item is None:
-                return
-            index, names = item
-            start = time.perf_counter()
-            self._allreduce_bucket(names)
-            _stamp(events, "communication", f"bucket {index}", origin, start)
+    def _communicate(self, work, events, origin, failed=None):
+        """Allreduce the buckets put on ``work`` until None; an error (in the thread) is
+        put in ``failed`` for ``step`` to raise, and ends the loop."""
+        try:
+            while True:
+                item = work.get()
+                if item is None:
+                    return
+                index, names = item
+                start = time.perf_counter()
+                self._allreduce_bucket(names)
+                _stamp(events, "communication", f"bucket {index}", origin, start)
+        except Exception as error:          # noqa: BLE001 -- raised again in step
+            if failed is None:
+                raise
+            failed.append(error)
 
-    def step(self, X, y):
-        origin = time.perf_counter()
-        events, comm_events, work = [], [], queue.Queue()
-        shards = split_batch(X, y, self.devices)
-        start = time.perf_counter()
-        records = self._forward(shards)
-        for _, outputs, loss in records:
-            loss.wait_to_read()
-        _stamp(events, "compute", "forward", origin, start)
-        stream = threading.Thread(target=self._communicate, args=(work, comm_events, origin))
-        if self.overlap:
-            stream.start()
+    def _backward(self, records, events, origin, work, failed):
+        """Backward, last layer first; each bucket whose gradients are all done is queued
+        (and, with overlap, put on ``work`` at once). Returns the buckets in order."""
         pending, ready, queued = list(enumerate(self.bucket_names)), set(), []
         for depth, params in enumerate(self.layer_params):
+            if failed:
+                break                            # the communication thread failed: stop
             layer = len(self.layers) - 1 - depth
             start = time.perf_counter()
             for inputs, outputs, loss in records:
                 if depth == 0:
                     loss.backward()
-                else:
+                elif layer > 0 or params:        # a frozen first layer needs no backward
                     outputs[layer].backward(inputs[layer + 1].grad)
             for p in params:
                 for ctx in self.devices:
@@ -132,23 +168,58 @@ class OverlapTrainer:
                 queued.append(pending.pop(0))
                 if self.overlap:
                     work.put(queued[-1])
-        if self.overlap:
-            work.put(None)
-            stream.join()
-        else:
+        return queued
+
+    def step(self, X, y):
+        """One step on (X, y): (the batch's mean loss, the timeline's events).
+
+        Raises :class:`~tutorial.finite.TrainingDiverged` before the update when the loss,
+        a summed gradient or a weight is NaN or infinite, and a ValueError with the fix
+        when the batch does not fit the net (features, class labels).
+        """
+        labels = check_batch(self.net, self.loss_fn, X, y)
+        step = self.steps_done + 1
+        origin = time.perf_counter()
+        events, comm_events, work, failed = [], [], queue.Queue(), []
+        shards = split_batch(X, y, self.devices)
+        start = time.perf_counter()
+        records = self._forward(shards)
+        for _, outputs, loss in records:
+            loss.wait_to_read()
+        _stamp(events, "compute", "forward", origin, start)
+        if labels is not None:
+            check_labels(labels, records[0][1][-1].shape[-1])
+        n = len(X)
+        loss = sum(float(r[2].asscalar()) for r in records) / n
+        params = list(self.by_name.values())
+        check_loss(loss, params, step, self.lr)
+        stream = threading.Thread(target=self._communicate, daemon=True,
+                                  args=(work, comm_events, origin, failed),
+                                  name="overlap-communication")
+        try:
+            if self.overlap:
+                stream.start()
+            queued = self._backward(records, events, origin, work, failed)
+        finally:                       # on an error or Ctrl-C too: no thread outlives step
+            if stream.is_alive():
+                work.put(None)
+                stream.join()
+        if failed:
+            raise failed[0]
+        if not self.overlap:
             for item in queued:
                 work.put(item)
             work.put(None)
             self._communicate(work, comm_events, origin)
+        check_parameters(params, step, self.lr)
         start = time.perf_counter()
-        n = len(X)
         for p in self.by_name.values():
             for ctx in self.devices:
                 w = p.data(ctx)
                 w[:] = w - (self.lr / n) * p.grad(ctx)
                 w.wait_to_read()
         _stamp(events, "compute", "update", origin, start)
-        loss = sum(float(r[2].asscalar()) for r in records) / n
+        self.steps_done = step
         return loss, sorted(events + comm_events, key=lambda e: e.start)
 
 

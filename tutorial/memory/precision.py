@@ -39,6 +39,8 @@ import dataclasses
 
 import numpy as np
 
+from tutorial.validate import check_range
+
 BYTES = {"float32": 4, "float16": 2, "bfloat16": 2}
 FLOAT16 = np.finfo(np.float16)
 FLOAT16_SMALLEST_NORMAL = float(FLOAT16.tiny)           # 2**-14, about 6.1e-5
@@ -84,6 +86,11 @@ class Underflow:
 
 def underflow(gradients, scale=1.0):
     """What casting ``scale * gradients`` (nonzero float32 entries) to float16 does to them."""
+    scale = check_range("scale", scale, 0.0, low_open=True)
+    if isinstance(gradients, (str, bytes)) or not hasattr(gradients, "__len__") or \
+            not len(gradients):
+        raise ValueError("gradients must be a non-empty list of arrays (e.g. one per "
+                         "parameter, as NumPy), got " + repr(gradients)[:60])
     g = np.concatenate([np.ravel(np.asarray(a, dtype=np.float32)) for a in gradients])
     g = g[g != 0] * np.float32(scale)
     if g.size == 0:

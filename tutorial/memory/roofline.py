@@ -56,6 +56,10 @@ class Operation:
     flops: int           # floating-point operations (a multiply-add is 2)
     bytes: int           # bytes it must read and write at least
 
+    def __post_init__(self):
+        check_count("flops", self.flops, low=0)
+        check_count("bytes", self.bytes, what="an operation reads or writes something")
+
     @property
     def intensity(self):
         return self.flops / self.bytes
@@ -113,8 +117,8 @@ def sgd_update(size, itemsize=FLOAT32):
 
 def ring_allreduce(n, num_nodes, itemsize=FLOAT32):
     """One node's share of a ring allreduce of n numbers, as memory traffic on one machine."""
-    check_count("n", n)
     check_count("num_nodes", num_nodes, low=2)
+    check_count("n", n, low=num_nodes, what="at least one number per node")
     moved = n * (num_nodes - 1) // num_nodes
     return Operation(f"ring allreduce (n={n}, N={num_nodes})", moved, moved * 5 * itemsize)
 
@@ -122,6 +126,8 @@ def ring_allreduce(n, num_nodes, itemsize=FLOAT32):
 def attainable(intensity, peak, bandwidth):
     """min(peak, intensity * bandwidth): the roofline at ``intensity``, in FLOP/s."""
     check_range("intensity", intensity, 0.0, low_open=True)
+    check_range("peak", peak, 0.0, low_open=True)
+    check_range("bandwidth", bandwidth, 0.0, low_open=True)
     return min(peak, intensity * bandwidth)
 
 

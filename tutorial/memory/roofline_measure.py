@@ -12,6 +12,11 @@
   products, one matrix product, each rung's rate over all its calls (launch costs
   included, which the roofline leaves out).
 
+Sizes are checked before anything is allocated, against stated limits that keep a
+measurement to seconds and well under a gigabyte: matrices up to ``MAX_SIDE`` (4096) on
+a side, vectors up to ``MAX_LENGTH`` (2**24) numbers, a copy of up to ``MAX_BYTES``
+(256 MiB), and the ladder up to ``MAX_LADDER`` (256: it makes d * d calls).
+
 Timings are the fastest of ``repeats`` (other programs only add time). The numbers
 depend on the machine and its load: notebooks print them in ignored cells.
 """
@@ -25,12 +30,30 @@ from mxnet import gluon, nd
 from tutorial.memory import roofline
 from tutorial.memory.roofline import best_seconds
 from tutorial.parallel.collectives import bind
+from tutorial.validate import check_count, check_range
+
+MAX_SIDE = 4096          # d x d matrices: 64 MiB each, 137 GFLOPs a product
+MAX_LENGTH = 2 ** 24     # vectors of n numbers: 64 MiB each, a dozen of them in operations
+MAX_BYTES = 2 ** 28      # bandwidth's copy: two arrays of that many bytes
+MAX_LADDER = 256         # ladder(d) makes d * d calls of nd.dot
+
+
+def _size(name, value, limit, what, low=1):
+    """``value`` if it is a whole number in [low, limit]; else a ValueError with the limit."""
+    value = check_count(name, value, low=low)
+    if value > limit:
+        raise ValueError(f"{name}={value} is too large to measure here: use {name} <= {limit} "
+                         f"({what})")
+    return value
 
 
 @dataclasses.dataclass(frozen=True)
 class Point:
     operation: roofline.Operation
     seconds: float
+
+    def __post_init__(self):
+        check_range("seconds", self.seconds, 0.0, low_open=True)
 
     @property
     def flops_per_s(self):
@@ -43,6 +66,8 @@ def _array(shape, seed):
 
 def peak_flops(d, repeats=5):
     """FLOP/s of the fastest d x d float32 matrix product (``nd.dot`` or ``FullyConnected``)."""
+    d = _size("d", d, MAX_SIDE, "three d x d float32 matrices of 4 d^2 bytes, 2 d^3 FLOPs a "
+                                "product; the notebook uses 1024 or 2048")
     A, B = _array((d, d), 0), _array((d, d), 1)
     products = (lambda: nd.dot(A, B), lambda: nd.FullyConnected(A, B, no_bias=True,
                                                                   num_hidden=d))
@@ -51,6 +76,7 @@ def peak_flops(d, repeats=5):
 
 def bandwidth(nbytes, repeats=5):
     """Bytes/s of the fastest copy of ``nbytes`` (read once, written once)."""
+    nbytes = _size("nbytes", nbytes, MAX_BYTES, "two arrays of that many bytes", low=4)
     n = nbytes // 4
     x, y = _array((n,), 0), nd.zeros((n,))
     seconds = best_seconds(lambda: x.copyto(y), repeats, y.wait_to_read)
@@ -59,6 +85,9 @@ def bandwidth(nbytes, repeats=5):
 
 def operations(n, d, batch=64, units=1024, repeats=5):
     """One :class:`Point` per operation: vectors of n numbers, matrices d x d."""
+    n = _size("n", n, MAX_LENGTH, "a dozen vectors of n float32 numbers")
+    d = _size("d", d, MAX_SIDE, "two d x d float32 matrices and their product")
+    batch, units = check_count("batch", batch), _size("units", units, MAX_SIDE, "a Dense layer")
     points = []
     x, x2 = _array((n,), 0), _array((n,), 1)
     side = int(np.sqrt(n))                                    # M x reads about n numbers
@@ -89,6 +118,7 @@ def operations(n, d, batch=64, units=1024, repeats=5):
 
 def ladder(d, repeats=3):
     """Notebook 01's three rungs for Y = M X (d x d times d x d): FLOP/s of each, all calls."""
+    d = _size("d", d, MAX_LADDER, "the first rung makes d * d calls")
     M, X = _array((d, d), 0), _array((d, d), 1)
     rows, cols = [M[j] for j in range(d)], [X[:, i] for i in range(d)]
     rungs = [

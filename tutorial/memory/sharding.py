@@ -24,6 +24,7 @@ import mxnet as mx
 import numpy as np
 
 from tutorial.parallel.collectives import bytes_sent, schedule
+from tutorial.parallel.collectives.schedule import chunk_bounds
 from tutorial.parallel.collectives.execute import BoundSchedule
 
 PHASES = ("reduce-scatter", "all-gather")
@@ -46,9 +47,11 @@ def owner(chunk, num_devices):
 
 
 def shards(length, num_devices):
-    """One :class:`Shard` per device, in device order: the ring chunk it owns."""
-    ring = schedule("ring", num_devices, length)
-    mine = {owner(c, num_devices): bounds for c, bounds in enumerate(ring.chunks)}
+    """One :class:`Shard` per device, in device order: the ring chunk it owns (the ring's
+    chunks, :func:`~tutorial.parallel.collectives.schedule.chunk_bounds`, without building
+    its N(N - 1) transfers)."""
+    mine = {owner(c, num_devices): bounds
+            for c, bounds in enumerate(chunk_bounds(length, num_devices))}
     return [Shard(d, *mine[d]) for d in range(num_devices)]
 
 

@@ -19,6 +19,12 @@ Stages 1 and 2 send what the allreduce sends, 2(K-1)/K of the parameters per dev
 stage 3 sends one more all-gather, 3(K-1)/K. What each device holds is tracked by a
 :class:`~tutorial.memory.ledger.Ledger` (the arrays the step keeps alive, in bytes).
 
+A step refuses a batch that does not fit the net (features, class labels) with a
+ValueError, and stops with :class:`~tutorial.finite.TrainingDiverged`, naming the step,
+before the update when the loss, a gradient or a weight is NaN or infinite
+(:mod:`~tutorial.memory.diverged`). Stages 1 to 3 need every parameter to have at least
+one element per device (each device owns a non-empty shard): more devices are refused.
+
 Each layer's backward re-runs its forward under autograd (:func:`~.layers.backward`) so
 that a layer's weights can be let go between its forward and its backward.
 """
@@ -26,6 +32,9 @@ that a layer's weights can be let go between its forward and its backward.
 import mxnet as mx
 import numpy as np
 
+from tutorial.batch_checks import check_labels
+from tutorial.devices import check_devices
+from tutorial.memory import diverged
 from tutorial.memory import layers as L
 from tutorial.memory.ledger import Ledger
 from tutorial.memory.sharding import all_gather, gather_shards, reduce_scatter, shards
@@ -40,6 +49,37 @@ def _flat(a):
     return a.reshape((-1,))
 
 
+def _name(i):
+    return f"layer {i // 2 + 1}'s {'weight' if i % 2 == 0 else 'bias'}"
+
+
+def check_stage(stage):
+    """``stage`` if it is 0, 1, 2 or 3 (an int: not True, not 1.0); else a ValueError."""
+    if isinstance(stage, bool) or not isinstance(stage, (int, np.integer)) or stage not in STAGES:
+        raise ValueError(f"stage must be a whole number 0, 1, 2 or 3 (the ZeRO stage; 0 is "
+                         f"plain data parallelism), got {stage!r}")
+    return int(stage)
+
+
+def check_params(params):
+    """The shapes of ``params`` = [(W, b), ...] (Gluon's layout, W: out x in), each layer's
+    input the previous one's output; a ValueError with the fix otherwise."""
+    hint = "pass [(W, b), ...], one pair per layer, e.g. tutorial.memory.layers.from_gluon(net)"
+    if isinstance(params, (str, bytes)) or not hasattr(params, "__len__") or not len(params):
+        raise ValueError(f"params must be a non-empty list of (weight, bias) pairs: {hint}")
+    shapes = []
+    for l, pair in enumerate(params):
+        if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+            raise ValueError(f"params[{l}] is not a (weight, bias) pair: {hint}")
+        w, b = (np.shape(a) for a in pair)
+        if len(w) != 2 or b != w[:1] or (shapes and w[1] != shapes[-2][0]) or 0 in w:
+            raise ValueError(f"params[{l}] has a weight of shape {w} and a bias of shape {b}: "
+                             f"a layer needs a weight (out, in) and a bias (out,), its in the "
+                             f"previous layer's out; {hint}")
+        shapes += [w, b]
+    return shapes
+
+
 class ZeroTrainer:
     """``params`` ([(W, b), ...] as NumPy) replicated or sharded over ``devices`` by ``stage``.
 
@@ -48,11 +88,16 @@ class ZeroTrainer:
     """
 
     def __init__(self, params, devices, stage, make_optimizer):
-        if stage not in STAGES:
-            raise ValueError(f"stage must be one of {sorted(STAGES)}, got {stage!r}")
-        self.devices, self.stage = list(devices), stage
+        stage = check_stage(stage)
+        self.shapes = check_params(params)                            # W0, b0, W1, b1, ...
+        self.devices, self.stage = check_devices(devices), stage
         self.k = len(self.devices)
-        self.shapes = [a.shape for pair in params for a in pair]     # W0, b0, W1, b1, ...
+        smallest = min(range(len(self.shapes)), key=lambda i: np.prod(self.shapes[i]))
+        size = int(np.prod(self.shapes[smallest]))
+        if stage >= 1 and size < self.k:
+            raise ValueError(f"stage {stage} gives each of the {self.k} devices a shard of every "
+                             f"parameter, but {_name(smallest)} has only {size} elements: use "
+                             f"at most {size} devices, or stage 0")
         self.plan = [shards(int(np.prod(s)), self.k) for s in self.shapes]
         self.ledger = Ledger(self.k)
         self.optimizers = [make_optimizer() for _ in self.devices]
@@ -70,6 +115,7 @@ class ZeroTrainer:
             self.ledger.hold(d, "weights", "all", mine)
             self.ledger.hold(d, "optimizer state", "all", self.states[d])
         self.sent = [0] * self.k                     # bytes each device sent, last step
+        self.steps_done = 0
 
     def _updated(self, d, i):
         """The slice of parameter i that device d updates (a view of its weight)."""
@@ -102,8 +148,19 @@ class ZeroTrainer:
 
     def step(self, X, y):
         """One step on the batch (X, y) (NumPy), split evenly over the devices; returns
-        the batch's mean loss."""
+        the batch's mean loss. TrainingDiverged (naming the step) before the update when
+        the loss, a gradient or a weight is NaN or infinite."""
         n = check_count("batch", len(X), low=self.k, what="samples, at least one per device")
+        features = self.shapes[0][1]
+        if np.ndim(X) != 2 or np.shape(X)[1] != features:
+            raise ValueError(f"X must be (samples, {features}) for this net's first layer, got "
+                             f"shape {np.shape(X)}")
+        check_labels(y, self.shapes[-1][0])
+        step = self.steps_done + 1
+        rate = getattr(self.optimizers[0], "learning_rate", None)
+        mine = [(f"{_name(i)} on device {d}", w)
+                for d in range(self.k) if d == 0 or self.stage == 3
+                for i, w in enumerate(self.weights[d])]
         cuts = np.linspace(0, n, self.k + 1).astype(int)
         self.sent = [0] * self.k
         layers = len(self.shapes) // 2
@@ -123,6 +180,7 @@ class ZeroTrainer:
             grad, part = L.loss_grad(acts[d].pop(), mx.nd.array(y[a:b], ctx=self.devices[d]), n)
             upstream.append(grad)
             loss += part
+        diverged.check_loss(loss / n, step, rate, X, mine)
         grads = [[None] * len(self.shapes) for _ in range(self.k)]
         for l in reversed(range(layers)):                     # backward, layer by layer
             gathered = self._gather(l)
@@ -149,6 +207,9 @@ class ZeroTrainer:
         elif self.stage == 1:
             for i in range(len(self.shapes)):
                 self._reduce_scatter(grads, i)
+        diverged.check_arrays([(f"the gradient of {_name(i)} on device {d}", g)
+                               for d in range(self.k) for i, g in enumerate(grads[d])] + mine,
+                              step, rate, X)
         for d in range(self.k):
             for i in range(len(self.shapes)):
                 self.optimizers[d].update(i, self._updated(d, i), grads[d][i], self.states[d][i])
@@ -160,6 +221,7 @@ class ZeroTrainer:
             for l in range(layers):
                 self.ledger.drop(d, "gradients", l)
         mx.nd.waitall()
+        self.steps_done = step
         return loss / n
 
     def _reduce_scatter(self, grads, i):

@@ -44,6 +44,7 @@ DEVICES = (1, 2, 4, 8)                     # K: data-parallel replicas (ZeRO sha
 TENSOR = (1, 2, 4)                         # T: devices per replica (1: no tensor parallelism)
 PRECISIONS = ("float32", "mixed")
 OPTIMIZER = "adam"
+MAX_PARAMETERS = 10_000_000    # the demo builds the MLP to count it: 40 MB of float32 at most
 
 
 class Setting(NamedTuple):
@@ -119,10 +120,26 @@ def in_precision(f, precision, copies):
                      half(f.activations), half(f.sent))
 
 
+def check_widths(widths):
+    """``widths`` as a tuple of whole numbers (at least two: input and classes) whose MLP has
+    at most ``MAX_PARAMETERS`` parameters; a ValueError with the fix, before anything is built."""
+    if isinstance(widths, (str, bytes)) or not hasattr(widths, "__len__") or len(widths) < 2:
+        raise ValueError(f"widths must list at least two layer widths (input, ..., classes), "
+                         f"e.g. (64, 256, 10), got {widths!r}")
+    widths = tuple(check_count("each width", w) for w in widths)
+    count = sum(a * b + b for a, b in zip(widths[:-1], widths[1:]))
+    if count > MAX_PARAMETERS:
+        raise ValueError(f"widths={widths} make an MLP of {count:,} parameters, more than the "
+                         f"demo builds to count (at most {MAX_PARAMETERS:,}): use narrower "
+                         f"layers, e.g. widths=(64, 1024, 1024, 10)")
+    return widths
+
+
 def build_memory_model(widths=WIDTHS, batch=BATCH, devices=DEVICES, tensor=TENSOR,
                        precisions=PRECISIONS):
     """Every setting the view offers, computed once (a few seconds: one footprint per K, T
     and stage; recomputation and precision follow from it)."""
+    widths = check_widths(widths)
     batch = check_count("batch", batch)
     for k in devices:
         if batch % check_count("devices", k):
