@@ -29,6 +29,7 @@ from jupyter_browser import (ARTIFACTS, chromium_executable, chromium_page, clea
 from rise_browser import (SLIDE, go_to_slide, present, run_code_on_slide,
                           wait_for_widget_or_text)
 from tutorial.jupyter.lab import SLIDES
+from tutorial.parallel.ps.diagnosis import NEVER_STARTED
 
 DECK = SLIDES / "workshop.ipynb"
 STYLE = SLIDES / "workshop.css"          # RISE loads it as the deck's own stylesheet
@@ -194,11 +195,15 @@ def test_the_memory_bars_follow_their_controls_and_the_run_measures_the_count(pr
     _screenshot(page, "memory_run")
 
 
-# Horovod 0.28 with MXNet 1.9 now and then crashes a rank before its first step on a busy
-# machine (a segfault; tutorial.parallel.ps.diagnosis says so and says to run again): seen
-# once in this deck's demo and in CI's whole-suite runs, never in 52 runs alone. Pressed
-# again once, as the message says; any other failure fails at once.
-START_UP_CRASH = "crashed (segmentation fault, then aborted) before finishing its first step"
+# Two start-up failures happen now and then on a busy machine, and the message says to run
+# again (tutorial.parallel.ps.diagnosis): Horovod 0.28 with MXNet 1.9 crashes a rank before
+# its first step (a segfault: seen once in this deck's demo and in CI's whole-suite runs,
+# never in 52 runs alone); ps-lite's processes never get past their rendezvous, so no worker
+# does a step before the deadline (three times in whole-suite runs beside other heavy jobs:
+# CI rehearsals and Debian testing). Pressed again once, as the message says; any other
+# failure fails at once.
+START_UP_FAILURES = ("crashed (segmentation fault, then aborted) before finishing its first step",
+                     NEVER_STARTED)
 START_ATTEMPTS = 2
 
 
@@ -223,7 +228,7 @@ def test_the_cluster_button_trains_real_processes_in_the_slide(presentation, sli
         frame.wait_for_function(f"(slide) => !({ended})(slide)", arg=SLIDE, timeout=30_000)
         frame.wait_for_function(ended, arg=SLIDE, timeout=150_000)
         status = output.locator(".cluster-status").inner_text()
-        if START_UP_CRASH not in status:
+        if not any(failure in status for failure in START_UP_FAILURES):
             break
         # what the message tells the instructor to do, and what they would do
         warnings.warn(f"attempt {attempt + 1}: {status}")

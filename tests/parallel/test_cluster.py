@@ -101,6 +101,23 @@ def test_a_cluster_that_hangs_is_stopped_at_its_timeout(tmp_path):
     assert all_gone(out["pids"])
 
 
+def test_a_cluster_where_no_worker_did_a_step_says_it_never_started():
+    """The deck's demo under load: every process up, none past the rendezvous. The message
+    tells the instructor to run again (what the browser test then does)."""
+    from types import SimpleNamespace as NS
+    from tutorial.parallel.ps.diagnosis import NEVER_STARTED, timeout_message
+
+    def node(name, log):
+        return NS(name=name, log=lambda: log, popen=NS(poll=lambda: None))
+
+    silent = [node("scheduler", ""), node("server 0", ""), node("worker 0", ""),
+              node("worker 1", "")]
+    said = timeout_message(silent, 60, "/tmp/run")
+    assert "worker 0 (no step done)" in said and NEVER_STARTED in said and "run again" in said
+    one_stepped = silent[:3] + [node("worker 1", "step 1\n")]
+    assert NEVER_STARTED not in timeout_message(one_stepped, 60, "/tmp/run")
+
+
 def test_dist_sync_equals_one_process_with_the_combined_batch(tmp_path):
     out = run_child("""
         import json

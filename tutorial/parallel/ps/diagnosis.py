@@ -95,13 +95,21 @@ def failure_message(node, others, run_dir):
             + hint)
 
 
+NEVER_STARTED = "No worker finished a single step"
+
+
 def timeout_message(nodes, timeout, run_dir):
-    waiting = []
+    waiting, stepped = [], False
     for n in nodes:
+        steps = _STEP.findall(n.log())
+        stepped = stepped or (n.name.startswith(("worker", "rank")) and bool(steps))
         if n.popen.poll() is None:
-            steps = _STEP.findall(n.log())
             waiting.append(f"{n.name} ({'at step ' + steps[-1] if steps else 'no step done'})")
+    start_up = ("" if stepped else
+                f" {NEVER_STARTED}: the processes never got through starting up together (the "
+                f"scheduler waits until every process has registered). On a busy machine that "
+                f"happens now and then: run again; if it repeats, read the logs.")
     return (f"the cluster did not finish within timeout={timeout} s; still running: "
             f"{', '.join(waiting)}. All its processes were stopped. A worker that waits forever "
             f"usually means another process is stuck or the machine is busy: read the logs in "
-            f"{run_dir}, then pass a larger timeout or fewer steps.")
+            f"{run_dir}, then pass a larger timeout or fewer steps." + start_up)
