@@ -9,6 +9,7 @@ import os
 import pytest
 
 NEEDS_HOROVOD = "needs-horovod"
+NEEDS_RESIDENT = "needs-resident-memory"     # cells that read the kernel's memory counters
 
 
 def _why_no_horovod():
@@ -25,10 +26,19 @@ def _why_no_horovod():
     return problem
 
 
+def _tagged(items, tag):
+    return [item for item in items
+            if tag in getattr(getattr(item, "cell", None), "metadata", {}).get("tags", ())]
+
+
 def pytest_collection_modifyitems(config, items):
-    tagged = [item for item in items
-              if NEEDS_HOROVOD in getattr(getattr(item, "cell", None), "metadata", {})
-              .get("tags", ())]
+    resident = _tagged(items, NEEDS_RESIDENT)
+    if resident:
+        from tutorial.memory.resident import Resident
+        why = Resident().why_not
+        for item in resident if why else ():
+            item.add_marker(pytest.mark.skip(reason=why))
+    tagged = _tagged(items, NEEDS_HOROVOD)
     if not tagged:
         return
     why = _why_no_horovod()

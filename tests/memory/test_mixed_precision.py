@@ -102,3 +102,25 @@ def test_bfloat16_kernels_follow_the_isa_cap_and_the_cpu(tmp_path):
 
 def test_onednn_switch():
     assert not onednn_on({"MXNET_MKLDNN_ENABLED": "0"})
+
+
+def test_the_amp_recipe_shown_scales_the_loss_inside_autograd_record():
+    """amp.scale_loss outside autograd.record() raises; the recipe notebook 13 prints is
+    GPU_SCRIPT's own code, whose scale_loss block sits inside the record block."""
+    import ast
+
+    from tutorial.memory.amp_probe import GPU_SCRIPT, recipe
+
+    shown = recipe()
+    assert shown in GPU_SCRIPT
+    tree = ast.parse(shown)
+
+    def withs(node):
+        return [n for n in ast.walk(node) if isinstance(n, ast.With)]
+
+    record = [w for w in withs(tree) if "autograd.record" in ast.unparse(w.items[0])]
+    assert len(record) == 1
+    inner = [w for w in withs(record[0]) if "scale_loss" in ast.unparse(w.items[0])]
+    assert len(inner) == 1, "amp.scale_loss must be used inside autograd.record()"
+    assert any("amp.init_trainer" in ast.unparse(n) for n in ast.walk(tree)
+               if isinstance(n, ast.Expr))

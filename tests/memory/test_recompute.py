@@ -42,7 +42,8 @@ def test_same_gradients_as_autograd(count):
 def test_activations_held_follow_k_plus_n_over_k():
     net, X, y = setup()
     params = L.from_gluon(net, mx.cpu())
-    held = {k: gradients(params, X, y, segments(DEPTH, k))[2].peak(0) for k in (1, 3, DEPTH)}
+    held = {k: gradients(params, X, y, segments(DEPTH, k))[2].peak_by_kind(0)["activations"]
+            for k in (1, 3, DEPTH)}
     row = N * WIDTH * 4                     # one layer's activations, bytes
     # k boundaries + the n/k - 1 recomputed outputs inside the largest segment
     assert held == {1: (1 + DEPTH - 1) * row, 3: (3 + 2) * row, DEPTH: DEPTH * row}

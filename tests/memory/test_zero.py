@@ -96,12 +96,15 @@ def test_hand_worked_counts():
     net.initialize()
     rows = {s: tuple(footprint(net, (3,), 4, 2, s, "adam")[0]) for s in range(4)}
     assert rows[0] == (104, 104, 208, 72, 104)
-    assert rows[1] == (104, 104, 104, 72, 104)
-    # stage 2: the first layer's 16 gradients whole + 5 of the second's 10 = 21 numbers
-    assert rows[2] == (104, 84, 104, 72, 104)
+    # stage 1: every gradient whole (26) + the first weight's shard (6 of 12), copied out
+    # beside it by the in-place reduce-scatter before the whole one goes = 32 numbers
+    assert rows[1] == (104, 128, 104, 72, 104)
+    # stage 2: the first layer's 16 gradients whole + its weight's shard (6) + 5 of the
+    # second's 10 = 27 numbers
+    assert rows[2] == (104, 108, 104, 72, 104)
     # stage 3: weights too, 13 own numbers + the first layer's 16 gathered beside them;
     # it sends a reduce-scatter and two all-gathers of 52 bytes each
-    assert rows[3] == (116, 84, 104, 72, 156)
+    assert rows[3] == (116, 108, 104, 72, 156)
     assert footprint(net, (3,), 4, 2, 1, "sgd")[0].optimizer_state == 0
     assert footprint(net, (3,), 4, 2, 0, "momentum")[0].optimizer_state == 104
 

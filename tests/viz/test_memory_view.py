@@ -64,7 +64,7 @@ def test_recomputation_holds_what_the_recomputing_executor_holds():
         plan = recompute.segments(len(params), count)
         _, _, ledger = recompute.gradients(params, X, y, plan)
         scores = WIDTHS[-1]                     # the executor's ledger leaves them out
-        assert ledger.peak(0) == 4 * BATCH * (mm.held_floats(WIDTHS, plan) - scores)
+        assert ledger.peak_by_kind(0)["activations"] == 4 * BATCH * (mm.held_floats(WIDTHS, plan) - scores)
     one_per_layer = recompute.segments(len(params), len(params))
     assert mm.held_floats(WIDTHS, one_per_layer) == activation_floats(_net(WIDTHS), (WIDTHS[0],))
 

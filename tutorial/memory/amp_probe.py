@@ -99,6 +99,20 @@ print(json.dumps({"losses": losses, "loss_scale": trainer._amp_loss_scaler.loss_
 """
 
 
+def recipe():
+    """The lines of :data:`GPU_SCRIPT` that use amp, from ``amp.init()`` to
+    ``trainer.step``: what notebook 13 shows is the code that runs on a GPU.
+
+    >>> lines = recipe().splitlines()
+    >>> lines[0].startswith("amp.init()"), lines[-1].strip().startswith("trainer.step")
+    (True, True)
+    """
+    lines = GPU_SCRIPT.strip("\n").splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("amp.init()"))
+    last = next(i for i, line in enumerate(lines) if line.strip().startswith("trainer.step"))
+    return "\n".join(lines[first:last + 1])
+
+
 def gpu_training(steps=20, timeout=600):
     """``steps`` steps of float16 training with amp on ``mx.gpu(0)``, in a fresh process:
     {"losses": [...], "loss_scale": ...}. Only where a GPU is."""

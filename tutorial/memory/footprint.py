@@ -1,10 +1,11 @@
-"""Where the bytes are: what one device holds and sends per step, counted, for any Gluon net.
+"""Where the bytes are: the most of each kind one device holds, and what it sends per step,
+counted, for any Gluon net.
 
 For a network with P parameters (4-byte floats) trained on K devices with batch B::
 
     kind              stage 0 (data par.)   1: state sharded   2: + gradients   3: + weights
     weights           4P                    4P                 4P               4P/K (+1 layer)
-    gradients         4P                    4P                 4P/K (+1 layer)  4P/K (+1 layer)
+    gradients         4P                    4P (+1 shard)      4P/K (+1 layer)  4P/K (+1 layer)
     optimizer state   4cP                   4cP/K              4cP/K            4cP/K
     activations       4 (B/K) A             the same           the same         the same
     sent per step     2(K-1)/K 4P           2(K-1)/K 4P        2(K-1)/K 4P      3(K-1)/K 4P
@@ -16,9 +17,11 @@ leaves behind for the backward (its input and every layer's output,
 layer at a time, while that layer's backward (or forward) runs; the count adds the
 largest such moment, as :class:`~tutorial.memory.zero.ZeroTrainer` holds it: a gathered
 weight sits beside the device's own shard; a layer's whole gradient exists before its
-shard does, and only the layers after it (the backward runs backwards) have shards yet. The shards are
-the ring's chunks, so sizes are exact per device (they differ by one element when K does
+shard does (the shard is copied out beside it, "+1 shard" in stage 1), and only the layers
+after it (the backward runs backwards) have shards yet. The shards are the ring's chunks, so sizes are exact per device (they differ by one element when K does
 not divide a parameter's size), and so are the bytes sent (from the ring's schedules).
+Each kind's most is reached at its own moment: what a device holds at once, between steps
+and at the worst moment of a step, is :mod:`tutorial.memory.step_memory`'s count.
 
 Counting builds the ring's schedules, N(N - 1) transfers per phase and parameter size:
 ``devices`` is limited to ``MAX_DEVICES`` (128: a second or two), past which the count
@@ -29,7 +32,7 @@ would take tens of seconds and gigabytes (1024 devices: 25 s, 1.7 GB for an
 >>> net = mlp([3, 4, 2]); net.initialize()
 >>> f = footprint(net, (3,), batch=4, devices=2, stage=1, optimizer="adam")[0]
 >>> f.weights, f.gradients, f.optimizer_state, f.activations, f.sent
-(104, 104, 104, 72, 104)
+(104, 128, 104, 72, 104)
 """
 
 import functools
@@ -115,9 +118,11 @@ def _gathered_peak(layers, k, d):
 
 def _scattered_peak(layers, k, d):
     """Stages 2 and 3's gradients: the backward runs from the last layer; when layer l's
-    gradient is whole, only the layers after it have their (reduce-scattered) shards."""
+    gradient is whole, only the layers after it have their (reduce-scattered) shards, and
+    the shard of its weight is copied out beside it before the whole one goes."""
     shard = [sum(_mine(s, k, d) for s in sizes) for sizes in layers]
-    return max(sum(sizes) + sum(shard[l + 1:]) for l, sizes in enumerate(layers))
+    return max(sum(sizes) + _mine(sizes[0], k, d) + sum(shard[l + 1:])
+               for l, sizes in enumerate(layers))
 
 
 def sent_per_step(sizes, k, stage):
@@ -156,7 +161,8 @@ def footprint(net, sample_shape, batch, devices, stage, optimizer="adam"):
     for d in range(k):
         whole, mine = sum(sizes), sum(_mine(s, k, d) for s in sizes)
         weights = _gathered_peak(layers, k, d) if stage == 3 else whole
-        grads = _scattered_peak(layers, k, d) if stage >= 2 else whole
+        grads = _scattered_peak(layers, k, d) if stage >= 2 else \
+            whole + (_mine(sizes[0], k, d) if stage == 1 else 0)   # + the first shard copied
         state = copies * (mine if stage >= 1 else whole)
         acts = per_sample * int(cuts[d + 1] - cuts[d])
         out.append(Footprint(*(ITEMSIZE * n for n in (weights, grads, state, acts)), sent[d]))

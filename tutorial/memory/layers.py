@@ -65,6 +65,18 @@ def backward(x, weight, bias, grad_out, last, need_input_grad=True):
     return (x.grad if need_input_grad else None), weight.grad, bias.grad
 
 
+def backward_working_floats(rows, width, last=False):
+    """Numbers :func:`backward` of a layer with ``width`` outputs on ``rows`` samples makes
+    inside itself and lets go before it returns: its output recomputed before and after the
+    ReLU and the gradient through the ReLU (3 arrays), or the output alone for the last
+    layer (no ReLU; the gradient it is given is the gradient of that output).
+
+    >>> backward_working_floats(64, 128), backward_working_floats(64, 10, last=True)
+    (24576, 640)
+    """
+    return rows * width * (1 if last else 3)
+
+
 def loss_grad(scores, labels, total):
     """Mean softmax cross-entropy over ``total`` samples: (its gradient w.r.t. ``scores``,
     the summed loss of these rows). Rows of one device's slice add up to the batch's."""

@@ -1,12 +1,15 @@
-"""What each device holds, by kind, and the most it ever held: the memory we can measure.
+"""What each device holds, by kind, and the most it held at once: the count the code keeps.
 
-On a GPU MXNet reports the device's free memory (``mx.context.gpu_memory_info``); on CPU
-contexts there is no such counter, and MXNet's storage pool keeps freed blocks, so the
-process's resident size says little about one step. What we *can* measure honestly is
-the arrays the code keeps alive: a :class:`Ledger` is told when an array is kept and when
-it is let go (``hold`` / ``drop``), adds up ``size x itemsize`` per device and per kind
-(weights, gradients, optimizer state, activations) and remembers the peak. It counts the
-arrays the algorithm holds, not MXNet's workspace or temporaries inside an operator.
+A :class:`Ledger` is told when an array is kept and when it is let go (``hold`` /
+``drop``), adds up ``size x itemsize`` per device and per kind (weights, gradients,
+optimizer state, activations, and two kinds no count of the "big four" shows: the
+gradient the backward passes from layer to layer, and the optimizer's workspace, arrays it
+keeps from one update to the next for its intermediate values) and remembers the most bytes a device
+held at once (:meth:`Ledger.peak`, all kinds together) and the most of each kind
+(:meth:`Ledger.peak_by_kind`, reached at different moments). It is bookkeeping, not a
+measurement: it sees the arrays the algorithm keeps, not the temporaries an operator
+makes inside itself. What the machine really holds is measured beside it by
+:mod:`tutorial.memory.resident` (the process's resident memory, or a GPU's used memory).
 
 >>> import mxnet as mx
 >>> book = Ledger(2)
@@ -20,6 +23,9 @@ arrays the algorithm holds, not MXNet's workspace or temporaries inside an opera
 import numpy as np
 
 KINDS = ("weights", "gradients", "optimizer state", "activations")
+WORKSPACE = "optimizer workspace"
+PASSING = "activation gradients"        # the gradient the backward passes down, for a moment
+ALL_KINDS = KINDS + (PASSING, WORKSPACE)
 
 
 def nbytes(arrays):
@@ -37,9 +43,9 @@ class Ledger:
     """Arrays held per device and kind; ``now``/``peak`` in bytes."""
 
     def __init__(self, num_devices):
-        self._held = [{kind: {} for kind in KINDS} for _ in range(num_devices)]
+        self._held = [{kind: {} for kind in ALL_KINDS} for _ in range(num_devices)]
         self._peak = [0] * num_devices
-        self._peak_kind = [dict.fromkeys(KINDS, 0) for _ in range(num_devices)]
+        self._peak_kind = [dict.fromkeys(ALL_KINDS, 0) for _ in range(num_devices)]
 
     def hold(self, device, kind, key, arrays):
         """Device ``device`` now keeps ``arrays`` (replacing what it kept under ``key``)."""
@@ -51,12 +57,12 @@ class Ledger:
 
     def _update(self, device):
         self._peak[device] = max(self._peak[device], self.now(device))
-        for kind in KINDS:
+        for kind in ALL_KINDS:
             self._peak_kind[device][kind] = max(self._peak_kind[device][kind],
                                                 self.now(device, kind))
 
     def now(self, device, kind=None):
-        kinds = KINDS if kind is None else (kind,)
+        kinds = ALL_KINDS if kind is None else (kind,)
         return sum(sum(self._held[device][k].values()) for k in kinds)
 
     def peak(self, device):

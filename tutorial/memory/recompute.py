@@ -25,7 +25,7 @@ import math
 import mxnet as mx
 
 from tutorial.memory import layers as L
-from tutorial.memory.ledger import Ledger
+from tutorial.memory.ledger import PASSING, Ledger
 from tutorial.parallel.collectives import chunk_bounds
 from tutorial.parallel.pipeline.stages import Stages
 from tutorial.validate import check_count
@@ -49,8 +49,10 @@ def gradients(params, X, y, plan):
     """Gradients of the mean softmax cross-entropy of the MLP ``params`` ([(W, b), ...] on
     one context) on (X, y), with only ``plan``'s segment boundaries kept in the forward.
 
-    Returns ([(dW, db), ...], loss, ledger): ``ledger.peak(0)`` is the most bytes of
-    activations held at once.
+    Returns ([(dW, db), ...], loss, ledger): ``ledger.peak_by_kind(0)["activations"]`` is
+    the most bytes of activations held at once, ``ledger.peak(0)`` the most of all the
+    arrays the backward holds (activations, the gradient passed down, the weights'
+    gradients kept so far); the weights themselves are not in it.
     """
     n = len(params)
     plan = [tuple(seg) for seg in plan]
@@ -67,6 +69,8 @@ def gradients(params, X, y, plan):
         for l in range(start, stop):
             x = L.forward(x, *params[l], last=l == n - 1)
     upstream, loss = L.loss_grad(x, mx.nd.array(y, ctx=ctx), len(X))
+    x = None                                          # the scores: done with
+    book.hold(0, PASSING, "upstream", upstream)
     grads = [None] * n
     for start, stop in reversed(plan):                # backward, one segment at a time
         inside = [boundaries.pop(start)]
@@ -77,6 +81,9 @@ def gradients(params, X, y, plan):
             upstream, dw, db = L.backward(inside[l - start], *params[l], upstream,
                                           last=l == n - 1, need_input_grad=l > 0)
             grads[l] = (dw, db)
+            book.hold(0, "gradients", l, grads[l])
+            book.hold(0, PASSING, "upstream", upstream)
+            inside[l - start] = None                  # layer l's input: let go
             book.drop(0, "activations", ("inside", l - 1))
         book.drop(0, "activations", ("boundary", start))
     mx.nd.waitall()

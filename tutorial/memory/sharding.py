@@ -67,18 +67,24 @@ def _flat(arrays):
     return [a.reshape((-1,)) for a in arrays]
 
 
-def reduce_scatter(arrays):
+def reduce_scatter(arrays, in_place=False):
     """Sum ``arrays`` (one per device) so that device d ends with the full sum of its shard.
 
-    Returns (the summed shard on each device, bytes each device sent). The inputs are
-    not changed; the other slices of the working copies hold partial sums, thrown away.
+    Returns (the summed shard on each device, bytes each device sent). By default the
+    inputs are not changed and the sums are worked out in full-size working copies, whose
+    other slices hold partial sums; the shards returned are slices of those copies, so
+    each keeps its whole copy alive. ``in_place=True`` works in the inputs themselves
+    (they end holding partial sums) and returns copies of the shards: nothing full-size
+    is allocated, and the inputs can be let go at once (what ZeRO does with a gradient).
     """
     flats = _flat(arrays)
     plan = phase(len(flats), flats[0].size, "reduce-scatter", np.dtype(flats[0].dtype).itemsize)
-    out = [mx.nd.empty(f.shape, ctx=f.context, dtype=f.dtype) for f in flats]
+    out = flats if in_place else [mx.nd.empty(f.shape, ctx=f.context, dtype=f.dtype)
+                                  for f in flats]
     BoundSchedule(plan, flats, out)()
     mine = shards(flats[0].size, len(flats))
-    return [o[s.start:s.stop] for o, s in zip(out, mine)], bytes_sent(plan)
+    pieces = [o[s.start:s.stop] for o, s in zip(out, mine)]
+    return ([p.copy() for p in pieces] if in_place else pieces), bytes_sent(plan)
 
 
 def all_gather(arrays):

@@ -36,13 +36,19 @@ from tutorial.batch_checks import check_labels
 from tutorial.devices import check_devices
 from tutorial.memory import diverged
 from tutorial.memory import layers as L
-from tutorial.memory.ledger import Ledger
+from tutorial.memory.ledger import PASSING, WORKSPACE, Ledger
 from tutorial.memory.sharding import all_gather, gather_shards, reduce_scatter, shards
-from tutorial.parallel.collectives import allreduce, bytes_sent
+from tutorial.parallel.collectives import bind, bytes_sent
 from tutorial.validate import check_count
 
 STAGES = {0: "data parallel (allreduce)", 1: "ZeRO-1: optimizer state sharded",
           2: "ZeRO-2: + gradients sharded", 3: "ZeRO-3 / FSDP: + weights sharded"}
+
+
+def workspace(optimizer):
+    """The arrays ``optimizer`` keeps between updates (the course's optimizers' ``u`` and
+    ``scratch``; none for an optimizer without a ``workspace`` method)."""
+    return optimizer.workspace() if callable(getattr(optimizer, "workspace", None)) else []
 
 
 def _flat(a):
@@ -149,7 +155,12 @@ class ZeroTrainer:
     def step(self, X, y):
         """One step on the batch (X, y) (NumPy), split evenly over the devices; returns
         the batch's mean loss. TrainingDiverged (naming the step) before the update when
-        the loss, a gradient or a weight is NaN or infinite."""
+        the loss, a gradient or a weight is NaN or infinite.
+
+        Every array is let go as soon as the step no longer needs it, and the ledger is
+        told at that moment: an activation once its layer's backward is done, a gathered
+        weight once its layer has run, a whole gradient once its shard is copied out.
+        """
         n = check_count("batch", len(X), low=self.k, what="samples, at least one per device")
         features = self.shapes[0][1]
         if np.ndim(X) != 2 or np.shape(X)[1] != features:
@@ -173,12 +184,13 @@ class ZeroTrainer:
                 acts[d].append(L.forward(acts[d][-1], *self._layer(d, l, gathered),
                                          last=l == layers - 1))
                 self.ledger.hold(d, "activations", l, acts[d][-1])
-            for d in range(self.k):
-                self.ledger.drop(d, "weights", "gathered")
+            gathered = self._release(gathered)
         loss, upstream = 0.0, []
         for d, (a, b) in enumerate(zip(cuts, cuts[1:])):
             grad, part = L.loss_grad(acts[d].pop(), mx.nd.array(y[a:b], ctx=self.devices[d]), n)
             upstream.append(grad)
+            self.ledger.hold(d, PASSING, "upstream", grad)
+            self.ledger.drop(d, "activations", layers - 1)          # the scores
             loss += part
         diverged.check_loss(loss / n, step, rate, X, mine)
         grads = [[None] * len(self.shapes) for _ in range(self.k)]
@@ -189,21 +201,20 @@ class ZeroTrainer:
                                                  upstream[d], last=l == layers - 1,
                                                  need_input_grad=l > 0)
                 grads[d][2 * l], grads[d][2 * l + 1] = dw, db
-                self.ledger.drop(d, "activations", l)
+                self.ledger.hold(d, "gradients", 2 * l, dw)
+                self.ledger.hold(d, "gradients", 2 * l + 1, db)
+                self.ledger.hold(d, PASSING, "upstream", upstream[d])
+                acts[d][l] = None                             # layer l's input: done
                 self.ledger.drop(d, "activations", l - 1)
-                self.ledger.hold(d, "gradients", l, [dw, db])
-                self.ledger.drop(d, "weights", "gathered")
+            gathered = self._release(gathered)
             if self.stage >= 2:              # reduce-scatter now, keep only the own shard
                 for i in (2 * l, 2 * l + 1):
                     self._reduce_scatter(grads, i)
-                for d in range(self.k):
-                    self.ledger.hold(d, "gradients", l, [grads[d][2 * l], grads[d][2 * l + 1]])
         if self.stage == 0:
-            for i in range(len(self.shapes)):
-                summed = allreduce([grads[d][i] for d in range(self.k)], "ring")
-                self._count(bytes_sent(summed.schedule))
-                for d in range(self.k):
-                    grads[d][i] = summed.arrays[d]
+            for i in range(len(self.shapes)):                 # in place: no copy is made
+                bound = bind([grads[d][i] for d in range(self.k)], "ring")
+                bound()
+                self._count(bytes_sent(bound.schedule))
         elif self.stage == 1:
             for i in range(len(self.shapes)):
                 self._reduce_scatter(grads, i)
@@ -213,22 +224,34 @@ class ZeroTrainer:
         for d in range(self.k):
             for i in range(len(self.shapes)):
                 self.optimizers[d].update(i, self._updated(d, i), grads[d][i], self.states[d][i])
-            self.ledger.drop(d, "gradients", "all")
+            self.ledger.hold(d, WORKSPACE, "all", workspace(self.optimizers[d]))
+            grads[d] = None
+            for i in range(len(self.shapes)):
+                self.ledger.drop(d, "gradients", i)
+                self.ledger.drop(d, "gradients", ("shard", i))
         if self.stage in (1, 2):
             for i in range(len(self.shapes)):
                 self._count(all_gather([self.weights[d][i] for d in range(self.k)]))
-        for d in range(self.k):
-            for l in range(layers):
-                self.ledger.drop(d, "gradients", l)
         mx.nd.waitall()
         self.steps_done = step
         return loss / n
 
+    def _release(self, gathered):
+        """Stage 3: let go of a layer's gathered weights (None, to assign back)."""
+        if gathered is not None:
+            for d in range(self.k):
+                self.ledger.drop(d, "weights", "gathered")
+        return None
+
     def _reduce_scatter(self, grads, i):
-        pieces, sent = reduce_scatter([grads[d][i] for d in range(self.k)])
+        """Parameter i's gradient, reduce-scattered in place; each device keeps a copy of
+        its shard (held beside the whole gradient for a moment), then lets the whole go."""
+        pieces, sent = reduce_scatter([grads[d][i] for d in range(self.k)], in_place=True)
         self._count(sent)
         for d in range(self.k):
+            self.ledger.hold(d, "gradients", ("shard", i), pieces[d])
             grads[d][i] = pieces[d]
+            self.ledger.drop(d, "gradients", i)
 
     def full_weights(self):
         """Every parameter, whole, as NumPy (device 0's copy, or the shards joined)."""

@@ -87,6 +87,11 @@ class ChainOptimizer(mx.optimizer.Optimizer):
             self._workspace[key] = mx.nd.empty(like.shape, like.context, dtype=like.dtype)
         return self._workspace[key]
 
+    def workspace(self):
+        """The arrays kept from one update to the next (two per shape, dtype and device
+        updated: ``u`` and ``scratch``): memory the optimizer holds beside its state."""
+        return list(self._workspace.values())
+
     def create_state(self, index, weight):
         return tuple(piece.init(weight) for piece in self.chain())
 
