@@ -116,7 +116,7 @@ def test_a_real_zero1_run_holds_and_sends_the_counted_bytes(model):
                                      steps=2))
         assert [r.step for r in runs] == [1, 2]
         assert all(r.equal(model.zero1[k]) for r in runs)
-        assert "measured = counted on every device (kB): True" in mr.compare_html(
+        assert "ledger = count on every device (kB): True" in mr.compare_html(
             runs[-1], model.zero1[k])
     wrong = runs[-1]._replace(devices=(runs[-1].devices[0]._replace(sent=1),)
                               + runs[-1].devices[1:])
@@ -154,7 +154,7 @@ def test_the_run_button_trains_and_shows_measured_beside_counted(model):
     view.buttons.start_button.click()
     assert view.buttons.run.join(WAIT_S), "the ZeRO-1 run did not end"
     assert "finished" in view.status.value
-    assert "measured = counted on every device (kB): True" in view.table.value
+    assert "ledger = count on every device (kB): True" in view.table.value
     devices = len({tuple(round(n / 100) for n in f) for f in model.zero1[2]})  # as read
     assert view.table.value.count("<tr>") == 1 + devices
 

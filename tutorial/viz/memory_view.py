@@ -6,8 +6,9 @@ gradients, Adam state, activations) on one fixed axis, the bytes each sends per 
 under them, and controls for the data-parallel devices K, the tensor-parallel degree T,
 recomputation and precision; each click looks a setting up and redraws, nothing is
 counted in a callback. **Run 3 ZeRO-1 steps** trains the MLP for real on K devices
-(:mod:`tutorial.viz.memory_run`) and shows each device's measured bytes beside the
-count. Text 18 px; sized for a 1280x720 slide.
+(:mod:`tutorial.viz.memory_run`) and shows each device's bytes, as the step's ledger
+recorded them, beside the count (the ledger is bookkeeping; notebook 13 measures the
+machine). Text 18 px; sized for a 1280x720 slide.
 
 >>> from tutorial.viz.memory_model import build_memory_model
 >>> model = build_memory_model(widths=(4, 8, 8, 2), batch=8, devices=(2,), tensor=(1, 2))
@@ -162,7 +163,7 @@ def memory_view(model, devices=4, tensor=1, recompute=False, precision="float32"
     buttons = RunButtons(f"Run {STEPS} ZeRO-1 steps", width="250px")   # the label whole at 18 px
     buttons.start_button.add_class("memory-run-start")
     status.value = status_line(f"Run: {STEPS} real ZeRO-1 steps on K devices; the bytes each "
-                               f"device held and sent, measured beside the count.", "#555")
+                               f"device held and sent, as its ledger recorded them, beside the count.", "#555")
     if make_devices is None:
         from tutorial.devices import training_devices as make_devices
 
@@ -172,9 +173,9 @@ def memory_view(model, devices=4, tensor=1, recompute=False, precision="float32"
         status.value = status_line(f"training on K = {k} devices (T = 1, float32) ...")
         table.value = ""
 
-        def show(measured):
+        def show(recorded):
             with table.hold_sync():
-                table.value = compare_html(measured, counted)
+                table.value = compare_html(recorded, counted)
 
         def finish(outcome, message):                # what ran: Run ignores T and precision
             status.value = status_line(f"{outcome} (K = {k}, T = 1, float32)"
