@@ -4,7 +4,7 @@ verdicts follow the transcript (few weights: data parallel; huge layers: model p
 import pytest
 
 from tutorial.parallel import costmodel
-from tutorial.parallel.pipeline.data_or_model import compare, conv_stack, dense_stack
+from tutorial.parallel.pipeline.data_or_model import compare, conv_stack, data_bytes, dense_stack
 
 
 def test_bytes_are_the_gradients_and_the_activations_at_the_cut():
@@ -16,6 +16,15 @@ def test_bytes_are_the_gradients_and_the_activations_at_the_cut():
     assert c.model_bytes == 2 * 4 * 32 * 200                              # one cut, both ways
     assert c.data_weight_bytes == 4 * weights
     assert c.model_weight_bytes < c.data_weight_bytes
+
+
+def test_data_bytes_are_the_comparisons_whatever_the_batch():
+    net = dense_stack([100, 200, 200, 10])
+    for batch in (1, 32, 4096):
+        assert compare(net, batch=batch, devices=3).data_bytes == data_bytes(net, 3)
+    assert data_bytes(net, 3) == pytest.approx(4 / 3 * 4 * 62410)
+    assert data_bytes(net, 8) == pytest.approx(7 / 4 * 4 * 62410)   # more devices than layers
+    assert data_bytes(net, 1) == 0
 
 
 def test_one_device_is_the_same_for_both():

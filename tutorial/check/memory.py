@@ -5,8 +5,9 @@ The learner writes ``zero_bytes(parameters, devices, stage, copies)``: the bytes
 model with ``parameters`` float32 numbers, under ZeRO ``stage`` (0 = plain data
 parallelism), for an optimizer that keeps ``copies`` arrays per weight (SGD 0, momentum
 1, Adam 2). The steady state, as in the ZeRO paper's table: shards are 1/K of a whole
-(the notebook's footprint also counts the one layer that is whole for a moment, and the
-ring's uneven chunks; this exercise leaves both out). Typical mistakes are data.
+(the notebook's footprint also counts the one layer that is whole for a moment, which this
+exercise leaves out, and the ring's uneven chunks, which it accepts as whole bytes: below).
+Typical mistakes are data.
 
 The reference is this module's :func:`_expected`, which the notebook reaches through its
 ``from tutorial.check.memory import check_zero_bytes``: a right answer that calls it,
@@ -16,9 +17,19 @@ still tabulate it for :data:`CASES` before the check, so the checker also draws 
 (:func:`_drawn_cases`) from a range too large to tabulate, seeded by the answer's code: one
 answer meets the same cases, and gets the same verdict, every time.
 
-A device holds whole bytes, so when 1/K of a kind is not a whole number of bytes any whole
-number within one parameter's bytes of it is right too (``4 * P // K``, ``4 * (P // K)``,
-the ceiling). A refusal says what differs: the case, the kind, what was expected.
+What is right, for each of the three numbers (:func:`_close`): the exact count, 4nP bytes
+for a kind kept whole and 4nP/K for a sharded one (n = 1 for the weights and the gradients,
+``copies`` for the state), to within one part in a million (``mistakes.same``), a float
+being fine; or, for a sharded kind, a whole number of bytes from 4n floor(P/K) to
+4n ceil(P/K): the ring's chunks (:func:`tutorial.memory.sharding.shards`) give a device
+floor(P/K) or ceil(P/K) parameters when K does not divide P, so ``4 * P // K``,
+``4 * (P // K)``, ``copies * (4 * P // K)``, the ceilings and a device's own chunk all pass.
+
+A refusal that is not one of :data:`MISTAKES` names the first case with a wrong number and
+every wrong number of it: the kind, what was returned, what was expected and why (the
+count, the whole-byte range), and what the difference points to: a kind kept whole that
+the stage splits or the other way round, the optimizer's copies, the bytes per number, or,
+when the number is within 1 % of the count, rounding (:func:`_hint`).
 
 >>> print(check_zero_bytes(lambda P, K, s, c: (4 * P, 4 * P, 4 * c * P)).text[:44])
 Not yet: nothing is sharded: stage 1 already
@@ -138,19 +149,51 @@ def check_zero_bytes(zero_bytes):
 
 
 def _first_difference(got, want, cases):
-    """What the first wrong number is, and what it should be, in one sentence."""
+    """The first case with a wrong number, and every wrong number of it, in one sentence."""
     for answer, exact, case in zip(got, want, cases):
-        P, K, stage, copies = case
-        for kind, g, w, n, cut in zip(KINDS, answer, exact, (1, 1, copies), _sharded(stage)):
-            if not _close(g, w, 4 * n):
-                how = f"{P} parameters x {4 * n} bytes" + (f" / {K} devices" if cut else "")
-                low, high = _whole(w, 4 * n)
-                whole = f"; any whole number from {low:,.0f} to {high:,.0f} is right too" \
-                    if low < high else ""
-                return (f"zero_bytes{case} returned {answer}: {_shown(g)} bytes for the "
-                        f"{kind}, expected {_shown(w)} bytes ({how}{whole}). Check which of the "
-                        f"three kinds are split over the devices at stage {stage}")
+        _, _, stage, copies = case
+        wrong = [_difference(kind, g, w, n, cut, case)
+                 for kind, g, w, n, cut in zip(KINDS, answer, exact, (1, 1, copies),
+                                                _sharded(stage))
+                 if not _close(g, w, 4 * n)]
+        if wrong:
+            return f"zero_bytes{case} returned {answer}: " + "; ".join(wrong)
     raise AssertionError("no difference")            # only called when one exists
+
+
+def _difference(kind, got, want, n, cut, case):
+    """What one wrong number is, what it should be and why, and what the gap points to."""
+    P, K, _, copies = case
+    how = (f"{copies} copies x " if kind == "optimizer state" else "") + \
+        f"{P:,} parameters x 4 bytes" + (f" / {K} devices" if cut else "")
+    low, high = _whole(want, 4 * n)
+    whole = f", or whole bytes from {low:,.0f} to {high:,.0f}" if low < high else ""
+    hint = _hint(kind, got, want, n, cut, case)
+    verb = "is" if kind == "optimizer state" else "are"
+    return (f"the {kind} {verb} {_shown(got)} bytes, expected {_shown(want)} ({how}{whole})"
+            + (f": {hint}" if hint else ""))
+
+
+def _hint(kind, got, want, n, cut, case):
+    """What a wrong number points to, or "" when it is none of these."""
+    P, K, stage, copies = case
+    if cut and K > 1 and _close(got, want * K, 4 * n):
+        return f"stage {stage} splits the {kind} over the {K} devices"
+    if not cut and K > 1 and _close(got, want / K, 4 * n):
+        return (f"stage {stage} keeps the {kind} whole on every device" +
+                (" (stage 0 splits nothing)" if stage == 0 else ""))
+    if kind == "optimizer state" and copies not in (0, 1) and _close(got, want / copies, 4):
+        return f"the state is {copies} arrays the size of the weights, not one"
+    if want and _close(4 * got, want, 4 * n):
+        return "a float32 number is 4 bytes"
+    if not want or abs(got - want) > 0.01 * abs(want):
+        return ""
+    off = f"{_shown(abs(got - want))} bytes off, {100 * abs(got - want) / abs(want):.2g} % of it"
+    chunks = (f"; a device's chunk holds {P // K:,} or {-(-P // K):,} parameters of each "
+              f"array, never more or fewer" if cut and P % K else "")
+    return (f"{off}: a rounding difference, not a wrong rule; right are the exact count (a "
+            f"float is fine) or a whole number of bytes in that range{chunks} (Python "
+            f"integers and float64 count bytes exactly, float32 keeps about 7 digits)")
 
 
 def _shown(value):

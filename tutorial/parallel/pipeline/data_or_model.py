@@ -68,6 +68,14 @@ def conv_stack(channels, size, layers, kernel=3):
     return [Layer(weights + c, hw * c, 2 * weights * hw)] * check_count("layers", layers)
 
 
+def data_bytes(layers, devices):
+    """Bytes each device sends per step in data parallelism: a ring allreduce of all W
+    gradients, 2(N-1)/N x 4W, whatever the batch (:attr:`Comparison.data_bytes`)."""
+    n = check_count("devices", devices)
+    total = sum(Layer(*layer).parameters for layer in layers)
+    return 2 * (n - 1) / n * total * ITEMSIZE
+
+
 @dataclasses.dataclass(frozen=True)
 class Comparison:
     """One step of each strategy for one network, batch and cluster."""
@@ -104,7 +112,7 @@ def compare(layers, batch, devices, microbatches=None, alpha=ALPHA, beta=BETA, f
     widest = max((layers[b - 1].outputs for _, b in cuts[:-1]), default=0)
     message = alpha + ITEMSIZE * batch / m * widest * beta if n > 1 else 0.0
     slowest = max(sum(work[a:b]) for a, b in cuts) * batch / m / flops
-    return Comparison(total, 2 * (n - 1) / n * total * ITEMSIZE, 2 * ITEMSIZE * batch * widest,
+    return Comparison(total, data_bytes(layers, n), 2 * ITEMSIZE * batch * widest,
                       data_seconds, (m + n - 1) * (slowest + 2 * message), total * ITEMSIZE,
                       max(sum(layer.parameters for layer in layers[a:b]) for a, b in cuts)
                       * ITEMSIZE)
