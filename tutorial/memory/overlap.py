@@ -22,8 +22,12 @@ parameters (``grad_req='null'``) are left out: never sent, never updated. The
 communication thread is a daemon, and ``step`` always stops and joins it before it
 returns or raises (an error, Ctrl-C); an error in that thread is raised again by ``step``.
 
-This is what MXNet's kvstore does with ``priority=`` (later layers' gradients first)
-and what the lecture's IntelCaffe does: "most of the communication is hidden in the
+MXNet gets the same effect from its asynchronous engine: ``backward()`` returns before
+the work is done, and a kvstore push depends only on its own gradient, so it starts as
+soon as that gradient is written (``gluon.Trainer`` pushes parameter i with
+``priority=-i``, which favours the *first* parameters when several wait, the ones the
+next forward needs first; :mod:`tutorial.memory.engine_timeline` profiles it). The
+lecture's IntelCaffe does the same: "most of the communication is hidden in the
 computation". On one machine the two "streams" share the same cores, so the overlap
 hides less than on devices with their own links.
 """

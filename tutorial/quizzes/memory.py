@@ -161,11 +161,12 @@ QUIZ = Quiz("Memory: ZeRO, tensor parallelism, recomputation, mixed precision, o
                   "the allreduce",
                   "The first layers' gradients are final only when the backward ends, so "
                   "their bucket is sent after it, and the update waits for every bucket."),
-            right("on CPU contexts that share two cores it can make a step slower",
-                  "The timing model assumes communication and computation do not slow each "
-                  "other. Here the allreduce thread takes the same cores and memory as the "
-                  "backward, so the compute itself slows down, and the overlapped step can "
-                  "take longer than the plain one."),
+            right("on CPU contexts that share two cores it hides little or nothing",
+                  "The timing model assumes communication has hardware of its own. Between "
+                  "CPU contexts, communication is memory copies and additions done by the "
+                  "same cores as the backward, so a copy that runs inside the backward's "
+                  "span is time those cores spend copying, not time hidden. On GPUs the "
+                  "copies run on NVLink or PCIe beside the compute."),
         ]),
     Question(
         "On a roofline, an operation of arithmetic intensity I (FLOPs per byte it moves) "

@@ -19,6 +19,7 @@ that only draws it; callbacks look things up, they never recompute.
 - ``pipeline_plots``     Gantt charts of pipeline schedules, and the micro-batch sweep
 - ``pipeline_anim``      the pipeline schedules animated (Play, stages, micro-batches)
 - ``overlap_timeline``   a step's compute and communication lanes (notebook 13's overlap)
+- ``engine_timeline``    one step on MXNet's profiler timeline: a lane per engine thread
 - ``log_axes``           log axes labelled at 1, 2, 5 of each decade in plain numbers
 - ``roofline_plot``      the roofline and where the course's operations sit on it
 - ``throughput_button``  the ResNet's images/s on 1, 2, 4 devices, measured from a button
