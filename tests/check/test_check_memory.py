@@ -242,3 +242,14 @@ def test_a_rounding_difference_is_called_one():
 def test_every_wrong_number_of_the_case_is_named():
     text = first_difference(lambda P, K, s, c: (1.0, 2.0, 3.0), (1000, 4, 3, 2))
     assert all(f"the {kind} " in text for kind in KINDS), text
+
+
+def test_the_libraries_model_state_count_is_refused():
+    """notebook 13 imports model_states.per_device for the ZeRO paper's figure: calling it,
+    one kind at a time, gives every right number, and must not pass."""
+    def borrowed(P, K, s, c):
+        from tutorial.memory.model_states import per_device
+        return (per_device(P, K, s, 4, 0, 0), per_device(P, K, s, 0, 4, 0),
+                per_device(P, K, s, 0, 0, 4 * c))
+    verdict = check_zero_bytes(borrowed)
+    assert not verdict.correct and "per_device" in verdict.text, verdict.text

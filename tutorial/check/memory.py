@@ -12,7 +12,9 @@ Typical mistakes are data.
 The reference is this module's :func:`_expected`, which the notebook reaches through its
 ``from tutorial.check.memory import check_zero_bytes``: a right answer that calls it,
 however it got there (``_expected`` itself, a mistake's answer put right, an import inside
-the function), is refused (:mod:`tutorial.check.own_work`); a wrong one is still named. An answer could
+the function), is refused (:mod:`tutorial.check.own_work`), and so is one that calls the
+library's counts the notebook imports (``model_states.per_device``, ``footprint``,
+``step_memory``); a wrong one is still named. An answer could
 still tabulate it for :data:`CASES` before the check, so the checker also draws cases
 (:func:`_drawn_cases`) from a range too large to tabulate, seeded by the answer's code: one
 answer meets the same cases, and gets the same verdict, every time.
@@ -133,7 +135,10 @@ def _as_bytes(value, label):
 def check_zero_bytes(zero_bytes):
     """``zero_bytes(parameters, devices, stage, copies)``: one device's bytes under ZeRO."""
     cases = CASES + _drawn_cases(case_rng(zero_bytes))
-    with watching(_expected) as seen:
+    from tutorial.memory.footprint import footprint
+    from tutorial.memory.model_states import per_device
+    from tutorial.memory.step_memory import step_memory
+    with watching(_expected, per_device, footprint, step_memory) as seen:
         answers = [call(zero_bytes, f"zero_bytes{case}", *case) for case in cases]
     got = [_as_bytes(answer, f"zero_bytes{case}") for answer, case in zip(answers, cases)]
     want = [_expected(*case) for case in cases]

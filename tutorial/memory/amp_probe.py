@@ -83,7 +83,8 @@ from tutorial.parallel.workload import digits_batches, mlp
 amp.init()                                           # float16 where safe, before the net
 ctx, steps = mx.gpu(0), int(sys.argv[1])
 net = mlp((128, 128), seed=0, ctx=ctx)
-trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9},
+                        update_on_kvstore=False)     # so a step with inf/NaN can be skipped
 amp.init_trainer(trainer)                            # attaches the dynamic loss scaler
 loss_fn, batches, losses = gluon.loss.SoftmaxCrossEntropyLoss(), digits_batches(64), []
 for _ in range(steps):

@@ -5,7 +5,7 @@ For a network with P parameters (4-byte floats) trained on K devices with batch 
 
     kind              stage 0 (data par.)   1: state sharded   2: + gradients   3: + weights
     weights           4P                    4P                 4P               4P/K (+1 layer)
-    gradients         4P                    4P (+1 shard)      4P/K (+1 layer)  4P/K (+1 layer)
+    gradients         4P                    4P (+shards)       4P/K (+1 layer)  4P/K (+1 layer)
     optimizer state   4cP                   4cP/K              4cP/K            4cP/K
     activations       4 (B/K) A             the same           the same         the same
     sent per step     2(K-1)/K 4P           2(K-1)/K 4P        2(K-1)/K 4P      3(K-1)/K 4P
@@ -17,7 +17,7 @@ leaves behind for the backward (its input and every layer's output,
 layer at a time, while that layer's backward (or forward) runs; the count adds the
 largest such moment, as :class:`~tutorial.memory.zero.ZeroTrainer` holds it: a gathered
 weight sits beside the device's own shard; a layer's whole gradient exists before its
-shard does (the shard is copied out beside it, "+1 shard" in stage 1), and only the layers
+shard does (the shard is copied out beside it, "+shards" in stage 1), and only the layers
 after it (the backward runs backwards) have shards yet. The shards are the ring's chunks, so sizes are exact per device (they differ by one element when K does
 not divide a parameter's size), and so are the bytes sent (from the ring's schedules).
 Each kind's most is reached at its own moment: what a device holds at once, between steps
@@ -116,13 +116,23 @@ def _gathered_peak(layers, k, d):
         max(sum(sizes) for sizes in layers)
 
 
+def _copied_out(sizes, k, d):
+    """The most numbers held while ``sizes`` (whole gradients, in order) are reduce-scattered
+    one after another: each one's shard is copied out beside it, then the whole one goes."""
+    held, most = sum(sizes), sum(sizes)
+    for size in sizes:
+        held += _mine(size, k, d)
+        most = max(most, held)
+        held -= size
+    return most
+
+
 def _scattered_peak(layers, k, d):
     """Stages 2 and 3's gradients: the backward runs from the last layer; when layer l's
     gradient is whole, only the layers after it have their (reduce-scattered) shards, and
-    the shard of its weight is copied out beside it before the whole one goes."""
+    each of its shards is copied out beside the whole gradient before that goes."""
     shard = [sum(_mine(s, k, d) for s in sizes) for sizes in layers]
-    return max(sum(sizes) + _mine(sizes[0], k, d) + sum(shard[l + 1:])
-               for l, sizes in enumerate(layers))
+    return max(_copied_out(sizes, k, d) + sum(shard[l + 1:]) for l, sizes in enumerate(layers))
 
 
 def sent_per_step(sizes, k, stage):
@@ -162,7 +172,7 @@ def footprint(net, sample_shape, batch, devices, stage, optimizer="adam"):
         whole, mine = sum(sizes), sum(_mine(s, k, d) for s in sizes)
         weights = _gathered_peak(layers, k, d) if stage == 3 else whole
         grads = _scattered_peak(layers, k, d) if stage >= 2 else \
-            whole + (_mine(sizes[0], k, d) if stage == 1 else 0)   # + the first shard copied
+            _copied_out(sizes, k, d) if stage == 1 else whole
         state = copies * (mine if stage >= 1 else whole)
         acts = per_sample * int(cuts[d + 1] - cuts[d])
         out.append(Footprint(*(ITEMSIZE * n for n in (weights, grads, state, acts)), sent[d]))

@@ -11,7 +11,8 @@ QUIZ = Quiz("Memory: ZeRO, tensor parallelism, recomputation, mixed precision, o
             "roofline", [
     Question(
         "A model of 1 million float32 parameters is trained with Adam on 4 devices. Per "
-        "device, which counts are right?", [
+        "device, in the steady state (the ZeRO paper's count: no activations, no layer "
+        "whole for a moment), which counts are right?", [
             wrong("ZeRO-1: 4 MB, a quarter of 16 MB",
                   "That is stage 3, where weights, gradients and state are all split."),
             right("plain data parallelism: 16 MB (4 MB weights, 4 MB gradients, 8 MB Adam state)",
@@ -64,8 +65,9 @@ QUIZ = Quiz("Memory: ZeRO, tensor parallelism, recomputation, mixed precision, o
             wrong("for dense layers tensor parallelism always sends less, since each device "
                   "holds only 1/K of the weights",
                   "Holding fewer weights does not mean sending fewer bytes: its messages grow "
-                  "with the batch, and past the crossover batch (a little above the width, "
-                  "for equal widths) it sends more than data parallelism."),
+                  "with the batch, and past the crossover batch (about L/(L - 1) times the width "
+                  "for L equal layers: a little above it for deep stacks, twice it for one "
+                  "pair) it sends more than data parallelism."),
             wrong("for the notebook's 8 convolutions of 256 channels on 28 x 28 maps, at a "
                   "batch of 256, tensor parallelism sends less",
                   "One sample's output of such a layer is 28 x 28 x 256 = 200,704 numbers, a "
