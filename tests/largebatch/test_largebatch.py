@@ -11,6 +11,7 @@ from mxnet import autograd, gluon
 from tutorial.data import DataError
 from tutorial.largebatch import imagenet
 from tutorial.largebatch.critical_batch import fit_critical_batch
+from tutorial.largebatch.minima import Setting, train_to_loss
 from tutorial.largebatch.mlp_family import MLPFamily
 from tutorial.largebatch.noise_scale import noise_scale, per_example_reference
 from tutorial.largebatch.runs import Dataset, train_family
@@ -177,6 +178,30 @@ def test_mlp_loss_gradient_matches_finite_differences():
     down = f([p - h * d for p, d in zip(params, direction)])[0]
     slope = sum(float(np.sum(g * d)) for g, d in zip(grads, direction))
     assert (up - down) / (2 * h) == pytest.approx(slope, rel=1e-2)
+
+
+def test_train_to_loss_takes_each_model_at_the_first_step_its_training_loss_is_that_low():
+    data, setting = _toy(), Setting("toy", 16, 0.2, 40)
+    whole = MLPLoss(data.X_train, data.y_train, 6, classes=3)
+    history = {}                  # step -> training loss of each model, measured apart
+
+    def record(step, net):
+        history[step] = [whole.loss_and_accuracy([p.data().asnumpy() for p in
+                                                  net.member_params(g)])[0] for g in range(2)]
+
+    train_family(data, setting.batch_size, [setting.lr] * 2, max_steps=setting.steps,
+                 stop="never", same_init=False, targets=(1.0,), on_step=record)
+    target = history[10][0] + 1e-5
+    first = min(step for step, losses in history.items() if losses[0] <= target)
+    assert first <= 10 and all(history[s][0] > target + 1e-5 for s in range(first))  # no near miss
+    found = train_to_loss(data, setting, [target, 0.0])
+    assert found[1] is None                               # a loss of 0 is never reached
+    step, params = found[0]
+    assert step == first
+    assert whole.loss_and_accuracy(params)[0] == pytest.approx(history[first][0], rel=1e-5)
+    for bad, message in (([], "losses must be a list"), ([0.1, float("nan")], r"losses\[1\]=nan")):
+        with pytest.raises(ValueError, match=message):
+            train_to_loss(data, setting, bad)
 
 
 def test_imagenet_derived_columns_agree_with_the_lectures_totals():

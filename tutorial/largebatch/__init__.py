@@ -15,7 +15,8 @@ One idea per file:
 - ``recipe_settings`` notebook 11's settings and sizes for those recipes
 - ``noise_scale``     the simple gradient noise scale B_simple = tr(Sigma) / |G|^2
 - ``sharpness``       Keskar et al.'s sharpness, the top Hessian eigenvalue, 1-D interpolation
-- ``minima``          small- and large-batch solutions trained, measured and interpolated
+- ``minima``          small- and large-batch solutions trained (for a number of steps, or
+                      to a training loss), measured and interpolated
 - ``imagenet``        the lecture's ImageNet tables and their derived columns
 - ``experiments``     the notebook's settings and sizes, shared with its checks
 - ``plots``           drawing only: every figure of the notebook from computed results

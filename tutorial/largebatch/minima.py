@@ -4,17 +4,21 @@ Each *setting* is (label, batch size, learning rate, steps). ``train_solutions``
 ``n_seeds`` models per setting (each seed its own initial weights, batches in the same
 order) and ``measure`` gives, per solution, the training loss and accuracy, validation
 accuracy, Keskar's sharpness phi and the top Hessian eigenvalue (see
-:mod:`tutorial.largebatch.sharpness`).
+:mod:`tutorial.largebatch.sharpness`). Runs that stop after a fixed number of steps can end
+at different training losses, that is at different stages of training; ``train_to_loss``
+takes each model instead at the first step its training loss falls to a given value.
 """
 
 import dataclasses
 
 import numpy as np
+from mxnet import gluon, nd
 
 from tutorial.largebatch.runs import train_family
 from tutorial.largebatch.sharpness import (MLPLoss, interpolate, sharpness,
                                            top_hessian_eigenvalue)
 from tutorial.progress import track
+from tutorial.validate import check_range
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,6 +50,45 @@ def train_solutions(data, settings, n_seeds=2, seed=0):
         solutions[s.label] = [[p.data().asnumpy() for p in net.member_params(g)]
                               for g in range(n_seeds)]
     return solutions
+
+
+class _AllThere(Exception):
+    """Raised by ``train_to_loss``'s hook to end training once every model got there."""
+
+
+def train_to_loss(data, setting, losses, seed=0):
+    """Model g of ``setting`` at the first step its training loss is at most ``losses[g]``.
+
+    The models are trained as :func:`train_solutions` trains them (model g from seed g's
+    initial weights, the same batches), one per entry of ``losses``, and the loss on the
+    whole training set is measured after every update; training ends once every model got
+    there. Returns ``[(step, params) or None, ...]``, None for a model that does not get
+    there within ``setting.steps``.
+    """
+    if isinstance(losses, str) or not np.iterable(losses) or len(losses) == 0:
+        raise ValueError(f"losses must be a list of training losses, one per model, got "
+                         f"{losses!r}")
+    losses = [check_range(f"losses[{g}]", loss, 0.0) for g, loss in enumerate(losses)]
+    X = nd.array(data.X_train)
+    y = nd.broadcast_to(nd.array(data.y_train).expand_dims(0), (len(losses), data.n_train))
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    found = [None] * len(losses)
+
+    def grab(step, net):
+        whole = loss_fn(net(X), y).asnumpy()            # one mean loss per model
+        for g, target in enumerate(losses):
+            if found[g] is None and whole[g] <= target:
+                found[g] = (step, [p.data().asnumpy() for p in net.member_params(g)])
+        if all(f is not None for f in found):
+            raise _AllThere
+
+    try:
+        train_family(data, setting.batch_size, [setting.lr] * len(losses),
+                     max_steps=setting.steps, seed=seed, stop="never", same_init=False,
+                     targets=(1.0,), on_step=grab)
+    except _AllThere:
+        pass
+    return found
 
 
 def measure(data, solutions, eps=1e-3):
