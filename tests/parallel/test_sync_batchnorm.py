@@ -1,7 +1,11 @@
 """SyncBatchNorm on K devices computes what BatchNorm computes on one device with the whole
 batch; per-device ("ghost") statistics do not. SyncBatchNorm runs on CPU contexts only with
 the engine settings of tutorial.engine, read when MXNet starts, so each case runs in a
-child process with a time limit (a hang fails instead of stopping the test run)."""
+child process with a time limit (a hang fails instead of stopping the test run).
+
+``first_step`` measures against the whole batch computed in float64, not against MXNet's
+float32 BatchNorm on one device, whose one-value-at-a-time float32 sums stray far more
+than rounding at large batches (tutorial.parallel.batchnorm_devices says how far)."""
 
 import json
 import os
@@ -40,16 +44,31 @@ def first_step_gaps(k, b, seed=0):
     return child_json(FIRST_STEP.format(k=k, b=b, seed=seed), timeout=120)
 
 
+# float32 rounding: SyncBatchNorm's scores and summed gradients have come within 3e-6 of the
+# float64 whole batch (the cases below and K = 4 with b = 1 to 32, seeds 0 to 3; those below
+# and K = 4, b = 32 also under NUMERIC_ALT and NUMERIC_THIRD, seeds 0 and 1). 1e-5 leaves a
+# margin of 3 and stays far below the 1.7e-3 to 9.5e-3 (relative) by which MXNet's float32
+# BatchNorm on one device missed the gradients at K = 4, b = 32 in those runs.
+ROUNDING = 1e-5
+
+
 @pytest.mark.parametrize("k, b", [(1, 16), (2, 2), (2, 16), (4, 4)])
 def test_sync_on_k_devices_equals_one_device_with_the_whole_batch(k, b):
     gaps = first_step_gaps(k, b)
     output_gap, gradient_gap = gaps["sync"]
-    assert output_gap < 1e-3 and gradient_gap < 3e-2, gaps
+    assert output_gap < ROUNDING and gradient_gap < ROUNDING, gaps
+
+
+def test_at_a_large_batch_mxnets_float32_batchnorm_strays_and_sync_does_not():
+    """4 x 32 images of 14 x 14: MXNet's BatchNorm adds 25,088 values a channel one at a
+    time in float32; SyncBatchNorm stays at rounding."""
+    gaps = first_step_gaps(4, 32)
+    assert gaps["sync"][1] < ROUNDING and gaps["whole"][1] > 1e-3, gaps
 
 
 def test_ghost_equals_whole_on_one_device():
-    output_gap, gradient_gap = first_step_gaps(1, 16)["ghost"]
-    assert output_gap == 0.0 and gradient_gap == 0.0
+    gaps = first_step_gaps(1, 16)
+    assert gaps["ghost"] == gaps["whole"], gaps          # the same computation, bit for bit
 
 
 @pytest.mark.parametrize("k, b", [(2, 2), (4, 4)])
