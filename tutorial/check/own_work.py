@@ -9,10 +9,13 @@ import inside the function, a lambda), and so is a call into a copy compiled fro
 reference's source (``inspect.getsource`` and ``exec``: the same bytecode). The checker
 then refuses the answer with :func:`refuse_if_called`, which raises
 :class:`tutorial.check.answers.Wrong`. A table of answers computed from the reference
-before the check is not a call; checkers that watch also draw some of their cases from
-the answer's own seed (:func:`case_rng`, made from its code), so no table made before the
-answer was written holds them, and one answer meets the same cases, and gets the same
-verdict, every time.
+before the check is not a call. Against that, some of the checkers that watch
+(:mod:`~tutorial.check.pipeline`, :mod:`~tutorial.check.scaling_out` and
+:mod:`~tutorial.check.memory`) also draw some of their cases from the answer's own seed
+(:func:`case_rng`, made from its code), so no table made before the answer was written
+holds them, and one answer meets the same cases, and gets the same verdict, every time.
+The other checkers that watch use fixed cases only (fixed seeds), which such a table could
+hold.
 
 It uses ``sys.setprofile`` for the block (and restores the previous profiler after it),
 so nothing is patched and the reference keeps working for everyone else. In the checker's
