@@ -29,6 +29,7 @@ Subpackages, one idea per file:
 - ``tutorial.memory``   what each device holds and how to shrink it (notebook 13): ZeRO 1-3,
   tensor parallelism, recomputation, mixed precision, overlapping communication with the
   backward pass, the roofline
+- ``tutorial.sequence`` long sequences (notebook 14): attention, online softmax, ring attention
 - ``tutorial.check``    the setup self-check and the exercise checkers
 - ``tutorial.d2l_reference`` d2l's own MXNet functions, run as an independent reference
 

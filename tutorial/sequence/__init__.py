@@ -1,0 +1,15 @@
+"""Long sequences: attention, the online softmax, and ring attention over K devices.
+
+One idea per file:
+
+- ``attention``       scaled dot-product and multi-head attention from scratch on NDArrays
+                      (causal or not), and a float64 NumPy reference
+- ``online_softmax``  attention over keys seen one block at a time: a partial result
+                      (running maximum, sum, unnormalised output), merged exactly
+- ``placement``       which positions each device holds (plain slices or zig-zag) and the
+                      causal mask's work on each
+- ``ring_schedule``   ring attention's steps as data: the block each device holds, its mask
+                      (unmasked, partly, fully) and the bytes it sends
+- ``ring_attention``  the schedule run on NDArrays on K contexts, differentiable through
+                      autograd; cutting a sequence into per-device pieces and joining them
+"""
