@@ -190,7 +190,7 @@ def test_the_memory_bars_follow_their_controls_and_the_run_measures_the_count(pr
         "(slide) => /finished|failed/.test(document.querySelector(slide + "
         "' .memory-run-status')?.innerText ?? '')", arg=SLIDE, timeout=120_000)
     assert "finished" in output.locator(".memory-run-status").inner_text()
-    assert "measured = counted on every device (kB): True" in \
+    assert "ledger = count on every device (kB): True" in \
         output.locator(".memory-run-table").inner_text()
     _screenshot(page, "memory_run")
 
