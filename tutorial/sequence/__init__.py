@@ -4,6 +4,8 @@ One idea per file:
 
 - ``attention``       scaled dot-product and multi-head attention from scratch on NDArrays
                       (causal or not), and a float64 NumPy reference
+- ``block``           one pre-norm transformer block (LayerNorm, attention, MLP, residuals)
+                      on NDArrays, its weights as data, and a float64 NumPy reference
 - ``online_softmax``  attention over keys seen one block at a time: a partial result
                       (running maximum, sum, unnormalised output), merged exactly
 - ``placement``       which positions each device holds (plain slices or zig-zag) and the
