@@ -29,4 +29,6 @@ that only draws it; callbacks look things up, they never recompute.
                          precision: every setting of the memory demo, counted once
 - ``memory_view``        the memory demo: stacked bars per ZeRO stage, its controls, Run
 - ``memory_run``         real ZeRO-1 steps, each device's measured bytes beside the count
+- ``ring_attention_anim``  ring attention step by step: the attention matrix filling in as
+                         key/value blocks travel the ring, each device's softmax share
 """
