@@ -92,11 +92,14 @@ def test_values_may_be_wider_than_keys():
                                attention_reference(q, k, v, causal=True), **TOL)
 
 
-@pytest.mark.parametrize("placement, computed", [("plain", 4 + 3 + 2 + 1), ("zigzag", 16)])
-def test_fully_masked_blocks_are_skipped(placement, computed):
-    # plain: device d computes blocks 0..d (10 of 16); zig-zag: no block is fully masked
+@pytest.mark.parametrize("placement, computed", [("plain", 4 + 3 + 2 + 1),
+                                                 ("zigzag", 4 * (3 + 2 * 3))])
+def test_masked_tiles_are_skipped(placement, computed):
+    # plain: device d computes blocks 0..d (10 of 16), one tile each; zig-zag: no block is
+    # fully masked, but of its two chunks against the block's two, the diagonal block
+    # computes 3 tiles and every other block 2: 3 + 2 (K - 1) tiles per device, balanced
     pieces = [split_sequence(mx.nd.array(x), devices(4), placement) for x in qkv(16)]
     with counting(online_softmax.partial) as seen:
         result = ring_attention(*pieces, causal=True, placement=placement)
     assert seen.calls == computed
-    assert seen.calls == sum(w.mask != FULLY for step in result.schedule.steps for w in step)
+    assert seen.calls == sum(len(w.tiles) for step in result.schedule.steps for w in step)

@@ -4,7 +4,7 @@ sends (hand-worked), and its work against the placement's count."""
 import pytest
 
 from tutorial.sequence.placement import PLACEMENTS, causal_work, place
-from tutorial.sequence.ring_schedule import (FULLY, PARTLY, UNMASKED, bytes_sent,
+from tutorial.sequence.ring_schedule import (FULLY, PARTLY, UNMASKED, bytes_sent, computed,
                                              critical_path, kv_bytes_per_position, schedule,
                                              work)
 
@@ -75,3 +75,19 @@ def test_critical_path_hand_worked():
     assert critical_path(schedule(16, 4, causal=True)) == 58
     assert critical_path(schedule(16, 4, causal=True, placement="zigzag")) == 34
     assert critical_path(schedule(16, 4)) == 4 * 16
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+def test_tiles_computed_hand_count(k):
+    # chunks of c positions: plain device d computes d + 1 blocks of (2c)^2 pairs; zig-zag
+    # every device 3 tiles of c^2 on its own block and 2 on each of the K - 1 others
+    c = 3
+    plain = schedule(2 * k * c, k, causal=True, placement="plain")
+    zigzag = schedule(2 * k * c, k, causal=True, placement="zigzag")
+    assert computed(plain) == [4 * (d + 1) * c * c for d in range(k)]
+    assert computed(zigzag) == [(2 * k + 1) * c * c] * k
+    assert computed(schedule(2 * k * c, k, causal=False)) == [2 * k * c * 2 * c] * k
+    for step in zigzag.steps:
+        for w in step:
+            assert sum(t.area for t in w.tiles) >= w.pairs   # a tile computes its masked pairs too
+            assert all(t.mask in ("unmasked", "partly masked") for t in w.tiles)

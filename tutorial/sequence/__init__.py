@@ -11,7 +11,9 @@ One idea per file:
 - ``placement``       which positions each device holds (plain slices or zig-zag) and the
                       causal mask's work on each
 - ``ring_schedule``   ring attention's steps as data: the block each device holds, its mask
-                      (unmasked, partly, fully) and the bytes it sends
+                      (unmasked, partly, fully), the tiles it computes and the bytes it sends
 - ``ring_attention``  the schedule run on NDArrays on K contexts, differentiable through
                       autograd; cutting a sequence into per-device pieces and joining them
+- ``ring_timing``     the seconds each device computes at each step, measured, beside the
+                      pairs the schedule counts: the causal imbalance and zig-zag's cure
 """

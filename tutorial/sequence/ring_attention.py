@@ -35,11 +35,11 @@ from typing import List, NamedTuple
 import mxnet as mx
 import numpy as np
 
-from tutorial.sequence.attention import causal_mask, check_qkv
-from tutorial.sequence.online_softmax import finish, merge, partial
+from tutorial.sequence.attention import MASKED, causal_mask, check_qkv
+from tutorial.sequence.online_softmax import Partial, finish, merge, partial
 from tutorial.sequence.placement import place
 from tutorial.sequence.ring_schedule import (FULLY, UNMASKED, RingSchedule, bytes_sent,
-                                             kv_bytes_per_position, schedule)
+                                             kv_bytes_per_position, row_ranges, schedule)
 
 
 class RingResult(NamedTuple):
@@ -114,6 +114,36 @@ def check_placement(plan, queries):
                              f"it with split_sequence(x, devices, {plan.placement!r})")
 
 
+def empty_partial(q, rows, value_dim):
+    """The :class:`Partial` of ``rows`` query rows that have seen no key yet."""
+    shape = (q.shape[0], q.shape[1], rows)
+    return Partial(mx.nd.full(shape + (1,), MASKED, ctx=q.context, dtype=q.dtype),
+                   mx.nd.zeros(shape + (1,), ctx=q.context, dtype=q.dtype),
+                   mx.nd.zeros(shape + (value_dim,), ctx=q.context, dtype=q.dtype))
+
+
+def attend(plan, work, q, k, v):
+    """The :class:`Partial` of one device's queries ``q`` over the block ``k``, ``v`` it
+    holds in ``work``, computing only the work's tiles (a range of rows that meets no key
+    gets an empty partial, which a merge leaves alone)."""
+    mine, theirs = plan.held[work.device], plan.held[work.block]
+    pieces = []
+    for rows in row_ranges(mine):
+        found = None
+        for t in (t for t in work.tiles if t.rows == rows):
+            qt = mx.nd.slice_axis(q, axis=2, begin=rows[0], end=rows[1])
+            kt, vt = (mx.nd.slice_axis(x, axis=2, begin=t.cols[0], end=t.cols[1])
+                      for x in (k, v))
+            mask = None if t.mask == UNMASKED else causal_mask(
+                mine.positions[rows[0]:rows[1]], theirs.positions[t.cols[0]:t.cols[1]])
+            p = partial(qt, kt, vt, mask)
+            found = p if found is None else merge(found, p)
+        pieces.append(found or empty_partial(q, rows[1] - rows[0], v.shape[3]))
+    if len(pieces) == 1:
+        return pieces[0]
+    return Partial(*(mx.nd.concat(*parts, dim=2) for parts in zip(*pieces)))
+
+
 def run(plan, queries, keys, values):
     """Carry out ``plan`` on each device's queries, keys and values (lists, one per device)."""
     check_pieces(queries, keys, values)
@@ -124,18 +154,21 @@ def run(plan, queries, keys, values):
         for w in step:                         # every device attends to the block it holds
             if w.mask == FULLY:
                 continue
-            mask = None if w.mask == UNMASKED else causal_mask(
-                plan.held[w.device].positions, plan.held[w.block].positions)
-            p = partial(queries[w.device], *blocks[w.device], mask)
+            p = attend(plan, w, queries[w.device], *blocks[w.device])
             partials[w.device] = p if partials[w.device] is None else merge(
                 partials[w.device], p)
-        passed = list(blocks)                  # then passes it on: all send what they held
-        for w in step:
-            if w.sends_to is not None:
-                ctx = queries[w.sends_to].context
-                passed[w.sends_to] = tuple(x.as_in_context(ctx) for x in blocks[w.device])
-        blocks = passed
+        blocks = pass_on(step, queries, blocks)
     return RingResult([finish(p) for p in partials], plan, bytes_sent(plan))
+
+
+def pass_on(step, queries, blocks):
+    """Every device sends the block it held to the next one (all send what they held)."""
+    passed = list(blocks)
+    for w in step:
+        if w.sends_to is not None:
+            ctx = queries[w.sends_to].context
+            passed[w.sends_to] = tuple(x.as_in_context(ctx) for x in blocks[w.device])
+    return passed
 
 
 def ring_attention(queries, keys, values, causal=False, placement="plain"):

@@ -31,6 +31,20 @@ UNMASKED, PARTLY, FULLY = "unmasked", "partly masked", "fully masked"
 
 
 @dataclasses.dataclass(frozen=True)
+class Tile:
+    """One contiguous range of a device's queries against one range of the block's keys:
+    the unit the executor computes (a tile whose pairs are all masked is left out)."""
+    rows: Tuple[int, int]      # (start, stop) among the device's query rows, as it holds them
+    cols: Tuple[int, int]      # (start, stop) among the block's key rows
+    mask: str                  # UNMASKED or PARTLY
+
+    @property
+    def area(self):
+        """Query-key pairs the tile computes, masked ones included."""
+        return (self.rows[1] - self.rows[0]) * (self.cols[1] - self.cols[0])
+
+
+@dataclasses.dataclass(frozen=True)
 class Work:
     """What one device does in one step of the ring."""
     device: int
@@ -39,6 +53,7 @@ class Work:
     pairs: int                 # query-key pairs that attend (0 when fully masked)
     sends_to: Optional[int]    # where the block goes after this step (None: the last step)
     nbytes: int                # bytes of keys and values it sends (0 at the last step)
+    tiles: Tuple[Tile, ...] = ()   # what it computes: its ranges against the block's
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,6 +83,29 @@ def mask_kind(count, queries, keys):
     return UNMASKED if count == queries * keys else FULLY if count == 0 else PARTLY
 
 
+def row_ranges(held):
+    """(start, stop) of each of ``held``'s ranges among the rows its arrays hold."""
+    out, row = [], 0
+    for a, b in held.ranges:
+        out.append((row, row + b - a))
+        row += b - a
+    return out
+
+
+def tiles(queries, keys, causal):
+    """The :class:`Tile` s of ``queries``' ranges against ``keys``' ranges (two Held) that
+    hold a pair that attends. Plain placement: one tile, or none when fully masked.
+    Zig-zag: a device's early and late chunk against the block's two chunks, where under
+    the causal mask about half the tiles are masked whole, so half the work is skipped."""
+    found = []
+    for (qa, qb), rows in zip(queries.ranges, row_ranges(queries)):
+        for (ka, kb), cols in zip(keys.ranges, row_ranges(keys)):
+            kind = mask_kind(pairs(range(qa, qb), range(ka, kb), causal), qb - qa, kb - ka)
+            if kind != FULLY:
+                found.append(Tile(rows, cols, kind))
+    return tuple(found)
+
+
 def schedule(seq_len, num_devices, causal=False, placement="plain", position_bytes=8):
     """The :class:`RingSchedule` of ``seq_len`` positions on ``num_devices`` devices."""
     held = place(seq_len, num_devices, placement)
@@ -82,7 +120,7 @@ def schedule(seq_len, num_devices, causal=False, placement="plain", position_byt
             count = pairs(held[d].positions, held[b].positions, causal)
             sends_to, nbytes = (None, 0) if last else ((d + 1) % k, held[b].size * size)
             step.append(Work(d, b, mask_kind(count, held[d].size, held[b].size), count,
-                             sends_to, nbytes))
+                             sends_to, nbytes, tiles(held[d], held[b], causal)))
         steps.append(tuple(step))
     return RingSchedule(sum(h.size for h in held), placement, bool(causal), size, held,
                         tuple(steps))
@@ -96,6 +134,13 @@ def bytes_sent(plan):
 def work(plan):
     """Query-key pairs each device computes over the whole ring."""
     return [sum(step[d].pairs for step in plan.steps) for d in range(plan.num_devices)]
+
+
+def computed(plan):
+    """Query-key pairs each device computes, masked ones inside its tiles included: what
+    its time follows (:mod:`tutorial.sequence.ring_timing` measures it)."""
+    return [sum(t.area for step in plan.steps for t in step[d].tiles)
+            for d in range(plan.num_devices)]
 
 
 def critical_path(plan):
