@@ -29,7 +29,10 @@ Subpackages, one idea per file:
 - ``tutorial.memory``   what each device holds and how to shrink it (notebook 13): ZeRO 1-3,
   tensor parallelism, recomputation, mixed precision, overlapping communication with the
   backward pass, the roofline
-- ``tutorial.sequence`` long sequences (notebook 14): attention, online softmax, ring attention
+- ``tutorial.sequence`` long sequences (notebook 14): a transformer block from scratch, tensor
+  and sequence parallelism, the online softmax, ring attention
+- ``tutorial.experts``  mixture of experts (notebook 14): top-k routing, capacity, the
+  load-balancing loss, the all-to-all, experts placed on devices
 - ``tutorial.check``    the setup self-check and the exercise checkers
 - ``tutorial.d2l_reference`` d2l's own MXNet functions, run as an independent reference
 
