@@ -31,4 +31,6 @@ that only draws it; callbacks look things up, they never recompute.
 - ``memory_run``         real ZeRO-1 steps, each device's measured bytes beside the count
 - ``ring_attention_anim``  ring attention step by step: the attention matrix filling in as
                          key/value blocks travel the ring, each device's softmax share
+- ``all_to_all_anim``    the all-to-all step by step: each node's rows leaving for their
+                         destinations (expert parallelism's token exchange)
 """
