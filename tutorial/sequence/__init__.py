@@ -16,4 +16,13 @@ One idea per file:
                       autograd; cutting a sequence into per-device pieces and joining them
 - ``ring_timing``     the seconds each device computes at each step, measured, beside the
                       pairs the schedule counts: the causal imbalance and zig-zag's cure
+- ``sequence_collectives``    the ring's allreduce, reduce-scatter and all-gather cut at
+                      whole positions, and Megatron's f, g and ḡ as autograd Functions
+- ``tensor_parallel_block``    the block split over K devices by heads and hidden units
+                      (Megatron): the sharding as data, one allreduce after attention and MLP
+- ``sequence_parallel_block``  the same with the LayerNorms and residuals cut along the
+                      sequence: all-gather before, reduce-scatter after (Korthikanti et al.)
+- ``parallel_block_costs``     bytes each device sends per block (tensor = tensor + sequence
+                      parallel, from the schedules) and activations it keeps (a count)
+- ``parallel_block_memory``    those activations measured: resident memory in a fresh process
 """
