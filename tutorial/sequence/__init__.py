@@ -25,4 +25,12 @@ One idea per file:
 - ``parallel_block_costs``     bytes each device sends per block (tensor = tensor + sequence
                       parallel, from the schedules) and activations it keeps (a count)
 - ``parallel_block_memory``    those activations measured: resident memory in a fresh process
+- ``transformer``     a small decoder-only transformer as a Gluon Block (embeddings, causal
+                      blocks of ``block``, final norm, output layer) and a float64 reference
+- ``tasks``           copying a sequence after a separator, generated from a seed: a task
+                      only attention solves; its batches and an Adam training loop
+- ``step_tape``       one training step as data: the operations autograd records, what each
+                      keeps for the backward, and the step replayed moment by moment
+- ``length_memory``   what autograd keeps per block by kind (the s² scores, the s·d
+                      activations, the weights) as seq grows, counted and measured
 """
