@@ -15,4 +15,6 @@ One idea per file:
                        each device sends where and where they come back
 - ``expert_parallel``  the layer over K contexts: all-to-all, experts, reverse all-to-all,
                        combine
+- ``equivalence``      expert parallel against the one-device layer: outputs, gradients,
+                       the same drops
 """

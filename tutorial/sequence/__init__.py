@@ -33,4 +33,6 @@ One idea per file:
                       keeps for the backward, and the step replayed moment by moment
 - ``length_memory``   what autograd keeps per block by kind (the s² scores, the s·d
                       activations, the weights) as seq grows, counted and measured
+- ``equivalence``     ring attention and the tensor/sequence-parallel block against one
+                      device: outputs and gradients, relative differences, bytes sent
 """
