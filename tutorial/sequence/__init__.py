@@ -33,6 +33,12 @@ One idea per file:
                       keeps for the backward, and the step replayed moment by moment
 - ``length_memory``   what autograd keeps per block by kind (the s² scores, the s·d
                       activations, the weights) as seq grows, counted and measured
+- ``layout``          a transformer's shape and a layout over devices (data, tensor +
+                      sequence, context, pipeline, expert, ZeRO) as data; what each holds
+- ``layout_costs``    each device's memory (states, activations) and bytes sent per step
+                      by kind, read from the course's schedules and counts
+- ``layout_table``    a default list of layouts for N devices, their costs as rows, which fit
+- ``model_flops``     a training step's model FLOPs (6N per token + attention) and MFU
 - ``equivalence``     ring attention and the tensor/sequence-parallel block against one
                       device: outputs and gradients, relative differences, bytes sent
 """
