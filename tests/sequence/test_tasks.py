@@ -87,3 +87,13 @@ def test_a_nan_weight_stops_training_with_a_sentence():
 def test_bad_arguments_are_named(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_the_held_out_batch_size_is_a_choice_and_checked():
+    task = CopyTask(symbols=4, length=3)
+    net = Transformer(init_transformer(task.vocab, task.seq, 8, 2, 1, seed=0), heads=2)
+    net.initialize()
+    history = train(net, task, steps=2, batch_size=4, held_out=1, held_out_batch=3)
+    assert len(history.losses) == 2 and 0 <= history.accuracy <= 1
+    with pytest.raises(ValueError, match="held_out_batch"):
+        train(net, task, steps=1, held_out_batch=0)

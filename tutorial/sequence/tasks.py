@@ -117,9 +117,10 @@ class History(NamedTuple):
 
 
 def train(net, task, steps, batch_size=32, learning_rate=5e-3, seed=0, ctx=None,
-          held_out=4):
+          held_out=4, held_out_batch=256):
     """Train an initialised ``net`` (token ids -> logits) on ``task`` for ``steps`` Adam
-    steps; a :class:`History`. Held-out batches come from seed ``seed + 1``."""
+    steps; a :class:`History`. ``held_out`` batches of ``held_out_batch`` examples, from
+    seed ``seed + 1``, score it after training."""
     check_task(task)
     steps = check_count("steps", steps)
     learning_rate = check_range("learning_rate", learning_rate, 0.0, low_open=True)
@@ -137,6 +138,7 @@ def train(net, task, steps, batch_size=32, learning_rate=5e-3, seed=0, ctx=None,
         trainer.step(1)
     seconds = time.perf_counter() - start
     scores = [evaluate(net, task, b, ctx) for _, b in
-              zip(range(check_count("held_out", held_out)), batches(task, 256, seed + 1))]
+              zip(range(check_count("held_out", held_out)),
+                  batches(task, check_count("held_out_batch", held_out_batch), seed + 1))]
     return History(tuple(losses), float(np.mean([s[0] for s in scores])),
                    float(np.mean([s[1] for s in scores])), seconds)
