@@ -94,6 +94,13 @@ def zero_bytes(parameters, devices, stage, copies):                  # 13_memory
     return weights, gradients, state
 
 
+def merge_partials(a, b):                                            # 14_sequences_and_experts
+    (m_a, l_a, o_a), (m_b, l_b, o_b) = a, b
+    m = np.maximum(m_a, m_b)                        # the larger maximum: both factors <= 1
+    scale_a, scale_b = np.exp(m_a - m), np.exp(m_b - m)
+    return m, l_a * scale_a + l_b * scale_b, o_a * scale_a[:, None] + o_b * scale_b[:, None]
+
+
 GIVEAWAYS = {
     "piecewise_constant_lr": ("step>=bforbinboundaries", "bisect_right(boundaries,step)",
                               "values[reached]"),
@@ -110,4 +117,6 @@ GIVEAWAYS = {
     "sync_mean_var": ("c*(v+m**2)", "second-mean**2", "(v+m**2)form,v,c"),
     "post_local_schedule": ("(t-switch)%period==0", "t<=switchor(t-", "ift<=switch"),
     "zero_bytes": ("whole/devicesifstage>=3", "copies*whole/devicesifstage>=1"),
+    "merge_partials": ("np.exp(m_a-m)", "np.exp(m_b-m)", "l_a*scale_a+l_b*scale_b",
+                       "o_a*scale_a[:,None]"),
 }

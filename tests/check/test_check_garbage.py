@@ -115,7 +115,8 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
         "gpipe_schedule": r"gpipe_schedule\(2, 2\) returned None",
         "sync_mean_var": r"on the case '2 equal shards' returned NoneType",
         "post_local_schedule": r"post_local_schedule\(8, 4, 0\) returned None",
-        "zero_bytes": r"zero_bytes\(1000, 4, 0, 2\) returned None"}),
+        "zero_bytes": r"zero_bytes\(1000, 4, 0, 2\) returned None",
+        "merge_partials": r"merge_partials\(a, b\) on the case 'one row, by hand' returned None"}),
     ("returns text", lambda *a, **k: "abc", {
         "piecewise_constant_lr": "returned a str; return one plain number, the learning rate",
         "clip_by_global_norm": "returned a str; return a list of NumPy arrays, one per gradient",
@@ -129,7 +130,8 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
         "gpipe_schedule": r"gpipe_schedule\(2, 2\) returned a str",
         "sync_mean_var": "returned str; return the pair",
         "post_local_schedule": r"post_local_schedule\(8, 4, 0\) returned a str",
-        "zero_bytes": "returned 'abc'; return three numbers"}),
+        "zero_bytes": "returned 'abc'; return three numbers",
+        "merge_partials": r"returned a str; return the partial \(m, l, o\)"}),
     ("wrong shape", lambda *a, **k: np.zeros(3), {
         "piecewise_constant_lr": "returned a ndarray; return one plain number",
         "clip_by_global_norm": "returned a ndarray; return a list of NumPy arrays",
@@ -142,7 +144,8 @@ GARBAGE = [  # name, answer, expected phrase (or {exercise: phrase}, one for eve
         "gpipe_schedule": r"contains 0.0; each task must be a tuple of four",
         "sync_mean_var": "returned ndarray; return the pair",
         "post_local_schedule": r"contains a step outside 1 .. 8",
-        "zero_bytes": r"returned \(0.0, 0.0, 0.0\)"}),
+        "zero_bytes": r"returned \(0.0, 0.0, 0.0\)",
+        "merge_partials": r"returned a ndarray of shape \(3,\); return the partial \(m, l, o\)"}),
     ("state of wrong shape", lambda *a, **k: (np.zeros(5),) + (np.zeros(2),) * 2, {
         "adam_step": r"returned m with shape \(2,\)"}),
 ]

@@ -10,7 +10,8 @@ what is wrong with an answer.
   chain allreduce), ``distributed`` (parameter server, async SGD), ``large_batch`` (the
   LARS trust ratio), ``pipeline`` (GPipe's schedule as data), ``sync_batchnorm`` (the
   whole batch's BatchNorm statistics from the devices' own), ``scaling_out`` (post-local
-  SGD's averaging schedule), ``memory`` (one device's bytes under each ZeRO stage)
+  SGD's averaging schedule), ``memory`` (one device's bytes under each ZeRO stage),
+  ``sequence`` (the online softmax's merge of two partial attentions)
 - ``feedback``     the Verdict a checker returns, and the guard every checker runs behind
 - ``answers``      reading what the learner's function returned, or saying why not
 - ``mistakes``     typical mistakes as data: wrong answers written as code

@@ -53,6 +53,7 @@ EXERCISES = (
     Exercise("12_scaling_out", "post_local_schedule", "scaling_out",
              "check_post_local_schedule"),
     Exercise("13_memory", "zero_bytes", "memory", "check_zero_bytes"),
+    Exercise("14_sequences_and_experts", "merge_partials", "sequence", "check_merge_partials"),
 )
 
 

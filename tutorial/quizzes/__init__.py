@@ -4,7 +4,7 @@
 - ``grading``   ``grade(question, selected, attempt)``: what feedback to show, pure
 - ``sgd``, ``momentum``, ``adaptive``, ``capacity``, ``data_parallel``, ``allreduce``,
   ``parameter_server``, ``large_batch``, ``async_sgd``, ``model_parallel``,
-  ``large_batch_cnn``, ``scaling_out``, ``memory``: one ``QUIZ`` each
+  ``large_batch_cnn``, ``scaling_out``, ``memory``, ``sequences``: one ``QUIZ`` each
 
 :data:`QUIZZES` maps a topic, the name of its module, to its :class:`Quiz`; a notebook shows
 one with ``tutorial.viz.quiz.quiz_for(topic)``. The questions come from the workshop deck,
@@ -16,17 +16,17 @@ from what each notebook measures.
 >>> quiz_named("sdg")   # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: no quiz on 'sdg'; the topics are: sgd, momentum, adaptive, ..., memory.
+ValueError: no quiz on 'sdg'; the topics are: sgd, momentum, adaptive, ..., sequences.
 """
 
 from tutorial.quizzes import (adaptive, allreduce, async_sgd, capacity, data_parallel,
                               large_batch, large_batch_cnn, memory, model_parallel,
-                              momentum, parameter_server, scaling_out, sgd)
+                              momentum, parameter_server, scaling_out, sequences, sgd)
 from tutorial.quizzes.question import Question, Quiz
 
 _TOPICS = (sgd, momentum, adaptive, capacity, data_parallel, allreduce, parameter_server,
            large_batch, async_sgd, model_parallel, large_batch_cnn,
-           scaling_out, memory)   # notebook order
+           scaling_out, memory, sequences)   # notebook order
 QUIZZES = {module.__name__.rpartition(".")[2]: module.QUIZ for module in _TOPICS}
 
 
