@@ -50,6 +50,7 @@ LIVE_SLIDES = (
               ".allreduce-network-time .widget-readout"),
     LiveSlide("sweep", "steps to a target", ".sweep-play button", ".sweep-shown .widget-readout"),
     LiveSlide("pipeline", "tick by tick", ".pipeline-play button", ".pipeline-tick .widget-readout"),
+    LiveSlide("ring", "around the ring", ".ring-play button", ".ring-step .widget-readout"),
 )
 
 

@@ -93,6 +93,7 @@ DEMOS = (
          _text(".cluster-status", "done in|failed after")),
     Demo("memory", "what one device holds", "button.memory-run-start",
          "button.memory-run-start", _text(".memory-run-status", "finished|failed")),
+    Demo("ring", "around the ring", ".ring-play button", ".ring-play button"),
 )
 
 
