@@ -41,6 +41,13 @@ def test_host_lists_are_read_in_order_with_their_slots(text, hosts):
     ("-oProxyCommand=x:1", "is not a hostname"),
     ("user@a:2", "is not a hostname"),
     ("a:1,b:2,a:3", "host 'a' appears twice .* e.g. 'a:4'"),
+    ("a..b:1", "a hostname is dot-separated names"),
+    ("node-.x:1", "none starting or ending with '-'"),
+    ("1.2.3.4.5:1", "an IPv4 address has four numbers from 0 to 255"),
+    ("999.1.1.1:1", "an IPv4 address has four numbers from 0 to 255"),
+    ("H:1,h:2", r"'H' and 'h' name the same machine \(names ignore case\).* e.g. 'H:3'"),
+    ("localhost:1,127.0.0.1:1", r"'localhost' and '127.0.0.1' name the same machine \(this "
+                                r"one\)"),
 ])
 def test_bad_host_lists_are_refused_with_a_sentence(text, says):
     with pytest.raises(ValueError, match=says):

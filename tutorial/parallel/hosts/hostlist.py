@@ -12,13 +12,17 @@ without ``:slots`` takes one).
 Traceback (most recent call last):
 ...
 ValueError: host '10.0.0.1' appears twice in the host list '10.0.0.1:2,10.0.0.1:1'; name each machine once with all its slots, e.g. '10.0.0.1:3'.
+
+Hostnames are compared without regard to case, and ``localhost`` and every ``127.x.y.z``
+name this machine, so ``"localhost:1,127.0.0.1:1"`` names one machine twice too.
 """
 
 import re
 from typing import NamedTuple
 
 MAX_SLOTS = 1024
-_ADDRESS = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$")   # hostname or IPv4
+_LABEL = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")   # RFC 1123
+LOOPBACK = "this machine (localhost, 127.x.y.z)"
 _EXAMPLE = "e.g. '10.0.0.1:2,10.0.0.2:2'"
 
 
@@ -37,15 +41,44 @@ def parse_hosts(text):
     if not text.strip():
         raise ValueError(f"the host list is empty: name at least one host:slots, {_EXAMPLE}.")
     hosts = tuple(_parse_one(entry.strip(), text) for entry in text.split(","))
-    seen = set()
+    seen = {}
     for host in hosts:
-        if host.address in seen:
-            slots = sum(h.slots for h in hosts if h.address == host.address)
-            raise ValueError(f"host {host.address!r} appears twice in the host list {text!r}; "
-                             f"name each machine once with all its slots, e.g. "
-                             f"'{host.address}:{slots}'.")
-        seen.add(host.address)
+        key = machine(host.address)
+        if key in seen:
+            first = seen[key]
+            slots = sum(h.slots for h in hosts if machine(h.address) == key)
+            same = (f"host {host.address!r} appears twice" if first == host.address else
+                    f"{first!r} and {host.address!r} name the same machine"
+                    f"{' (this one)' if key == LOOPBACK else ' (names ignore case)'}")
+            raise ValueError(f"{same} in the host list {text!r}; name each machine once with "
+                             f"all its slots, e.g. '{first}:{slots}'.")
+        seen[key] = host.address
     return hosts
+
+
+def machine(address):
+    """What identifies the machine ``address`` names: the name without its case, and one
+    key for every loopback name (``localhost``, ``127.x.y.z``)."""
+    name = address.lower()
+    if name == "localhost" or name.startswith("127.") and _is_ipv4(name):
+        return LOOPBACK
+    return name
+
+
+def _is_ipv4(address):
+    parts = address.split(".")
+    return len(parts) == 4 and all(p.isdigit() and int(p) <= 255 for p in parts)
+
+
+def _address_problem(address):
+    """Why ``address`` is neither a hostname nor an IPv4 address, or None."""
+    labels = address.split(".")
+    if all(label.isdigit() for label in labels):
+        return None if _is_ipv4(address) else "an IPv4 address has four numbers from 0 to 255"
+    if len(address) > 253 or not all(_LABEL.match(label) for label in labels):
+        return ("a hostname is dot-separated names of letters, digits and '-' (none empty, "
+                "none starting or ending with '-')")
+    return None
 
 
 def _parse_one(entry, text):
@@ -57,9 +90,10 @@ def _parse_one(entry, text):
         raise ValueError(f"{entry!r} in the host list has more than one ':'; IPv6 addresses "
                          f"are not supported here, use a hostname or an IPv4 address, "
                          f"{_EXAMPLE}.")
-    if not _ADDRESS.match(address):
+    problem = _address_problem(address) if address else "it is empty"
+    if problem:
         raise ValueError(f"{address!r} in the host list {text!r} is not a hostname or an IPv4 "
-                         f"address (letters, digits, '.' and '-' only); {_EXAMPLE}.")
+                         f"address: {problem}; {_EXAMPLE}.")
     if not colon:
         return Host(address, 1)
     if not re.fullmatch("[0-9]+", slots) or not 1 <= int(slots) <= MAX_SLOTS:
