@@ -22,6 +22,8 @@ from tutorial.viz import memory_model
     (lambda: measure.operations(2 ** 30, 64), r"n=1073741824 is too large .*n <= 16777216"),
     (lambda: measure.operations(1024, 50000), r"d=50000 is too large .*d <= 4096"),
     (lambda: measure.ladder(1000), r"d=1000 is too large .*d <= 256 \(the first rung makes"),
+    (lambda: measure.operations(1024, 64, batch=10 ** 6),
+     r"batch=1000000 x units=1024 is 1,024,000,000 numbers.*a batch of at most 16,384"),
     (lambda: measure.peak_flops(0), "d must be a whole number >= 1, got 0"),
     (lambda: measure.bandwidth(2), "nbytes must be a whole number >= 4, got 2"),
 ])
@@ -33,6 +35,20 @@ def test_roofline_measurements_refuse_sizes_before_allocating(call, message):
         assert tracemalloc.get_traced_memory()[1] < 2 ** 20
     finally:
         tracemalloc.stop()
+
+
+def test_zero_trainer_refuses_more_devices_than_it_runs_before_building_anything():
+    import mxnet as mx
+
+    from tutorial.memory.zero import MAX_DEVICES as MOST, ZeroTrainer
+
+    def never():
+        raise AssertionError("an optimizer was made before the devices were checked")
+
+    params = [(np.ones((4, 3), np.float32), np.zeros(4, np.float32))]
+    with pytest.raises(ValueError, match=f"{MOST + 1} devices is more than this trainer "
+                                         f"takes \\({MOST}\\).*model_states.per_device"):
+        ZeroTrainer(params, [mx.cpu(i) for i in range(MOST + 1)], 0, never)
 
 
 def test_footprint_refuses_more_devices_than_it_counts_quickly():

@@ -88,6 +88,9 @@ def operations(n, d, batch=64, units=1024, repeats=5):
     n = _size("n", n, MAX_LENGTH, "a dozen vectors of n float32 numbers")
     d = _size("d", d, MAX_SIDE, "two d x d float32 matrices and their product")
     batch, units = check_count("batch", batch), _size("units", units, MAX_SIDE, "a Dense layer")
+    if batch * units > MAX_LENGTH:
+        raise ValueError(f"batch={batch} x units={units} is {batch * units:,} numbers, more than "
+                         f"{MAX_LENGTH:,} (64 MiB): use a batch of at most {MAX_LENGTH // units:,}")
     points = []
     x, x2 = _array((n,), 0), _array((n,), 1)
     side = int(np.sqrt(n))                                    # M x reads about n numbers

@@ -41,6 +41,8 @@ from tutorial.memory.sharding import all_gather, gather_shards, reduce_scatter, 
 from tutorial.parallel.collectives import bind, bytes_sent
 from tutorial.validate import check_count
 
+MAX_DEVICES = 64      # contexts one process runs a step on, in turn
+
 STAGES = {0: "data parallel (allreduce)", 1: "ZeRO-1: optimizer state sharded",
           2: "ZeRO-2: + gradients sharded", 3: "ZeRO-3 / FSDP: + weights sharded"}
 
@@ -98,6 +100,10 @@ class ZeroTrainer:
         self.shapes = check_params(params)                            # W0, b0, W1, b1, ...
         self.devices, self.stage = check_devices(devices), stage
         self.k = len(self.devices)
+        if self.k > MAX_DEVICES:
+            raise ValueError(f"{self.k} devices is more than this trainer takes ({MAX_DEVICES}): "
+                             f"each runs its own part of every step in this one process; count "
+                             f"larger K with tutorial.memory.model_states.per_device instead")
         smallest = min(range(len(self.shapes)), key=lambda i: np.prod(self.shapes[i]))
         size = int(np.prod(self.shapes[smallest]))
         if stage >= 1 and size < self.k:
