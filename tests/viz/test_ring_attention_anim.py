@@ -68,7 +68,7 @@ def test_step_and_play_callbacks_never_recompute(model, monkeypatch):
     assert c["step"].max == 8 and "of 8" in widget.view.value
     c["placement"].value = "zigzag"
     c["causal"].value = False
-    assert "busiest / mean work 1.00" in widget.view.value
+    assert "busiest / mean pairs 1.00" in widget.view.value
 
 
 def test_settings_without_frames_are_refused(model):

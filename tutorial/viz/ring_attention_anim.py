@@ -35,9 +35,13 @@ from tutorial.viz.projector import TEXT_PX
 
 DEVICE_COUNTS = range(2, 9)
 SEQ_LEN = 16                 # 16 x 16 cells: readable at the back, room for 8 devices zig-zag
-CELL_PX = 22
+CELL_PX = 18        # 16 rows and a caption fit a 720-pixel slide under its title
 MASKED = "#c8c8c8"
 HUES = (210, 28, 120, 280, 0, 170, 50, 320)      # one per device, in order
+LEGEND = (f"<div style='font-size:{TEXT_PX}px;line-height:1.3;max-width:520px;"
+          f"margin-top:12px'>rows: queries, coloured by the device holding them; columns: "
+          f"keys. A cell fills when its query's device holds that key's block (outlined: "
+          f"this step); grey: set aside by the causal mask</div>")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,8 +103,9 @@ def _matrix(frames, step):
                 "" if s < step else "box-shadow:inset 0 0 0 1px #ddd;"
             cells.append(f"<td title='query {i}, key {j}: device {d}, step {s + 1}' "
                          f"style='{cell}background:{colour};{edge}'></td>")
-        rows.append(f"<tr><th style='font-size:{TEXT_PX}px;font-weight:normal;"
-                    f"padding:0 6px 0 0;color:{_colour(d)}'>{i}</th>{''.join(cells)}</tr>")
+        rows.append(f"<tr><th style='font-size:{TEXT_PX}px;line-height:{CELL_PX}px;"
+                    f"font-weight:normal;padding:0 6px 0 0;color:{_colour(d)}'>{i}</th>"
+                    f"{''.join(cells)}</tr>")
     return (f"<table style='border-collapse:separate;border-spacing:1px;margin:0'>"
             f"{''.join(rows)}</table>")
 
@@ -126,12 +131,12 @@ def render(frames, step):
     work = causal_work(plan.held) if plan.causal else rs.work(plan)
     caption = (f"step {step + 1} of {plan.num_devices} &middot; sent so far "
                f"{int(frames.sent[step])} B &middot; busiest device's pairs so far "
-               f"{int(frames.busiest[step])} &middot; whole ring: busiest / mean work "
+               f"{int(frames.busiest[step])} &middot; whole ring: busiest / mean pairs "
                f"{max(work) / (sum(work) / len(work)):.2f}")
     return (f"<div data-step='{step}' style='margin:4px 0 10px 0'>"
             f"<div style='font-size:{TEXT_PX}px;line-height:1.3'>{caption}</div>"
             f"<div style='display:flex;gap:24px;align-items:flex-start'>"
-            f"{_matrix(frames, step)}{_devices(frames, step)}</div></div>")
+            f"{_matrix(frames, step)}<div>{_devices(frames, step)}{LEGEND}</div></div></div>")
 
 
 def ring_animation(model=None, devices=4, placement="plain", causal=True, interval_ms=900):
@@ -176,13 +181,9 @@ def ring_animation(model=None, devices=4, placement="plain", causal=True, interv
     step.observe(draw, "value")
     choose()
     play.value = step.value = step.max       # a saved frame shows the whole ring
-    legend = w.HTML(f"<div style='font-size:{TEXT_PX}px;line-height:1.3'>rows: queries, "
-                    "coloured by the device holding them; columns: keys. A cell fills "
-                    "when its query's device holds that key's block (outlined: this step); "
-                    "grey: set aside by the causal mask</div>")
     controls = w.HBox([play, step, n_devices, pick, mask],
                       layout=w.Layout(flex_flow="row wrap", align_items="center"))
-    widget = w.VBox([controls, view, legend])
+    widget = w.VBox([controls, view])
     widget.controls = dict(play=play, step=step, devices=n_devices, placement=pick,
                            causal=mask)
     widget.view = view
