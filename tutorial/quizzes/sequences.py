@@ -62,15 +62,16 @@ QUIZ = Quiz("Long sequences and many experts: tensor, sequence, context and expe
         ]),
     Question(
         "Two partial softmax results for one query: a = (m 2, l 3, o 6) and b = (m 5, "
-        "l 1, o 4), each l and o summed relative to its own m. Merged:", [
+        "l 1, o 4), each l and o summed relative to its own m. Merged, with m the largest "
+        "score seen, as the online softmax keeps it:", [
             right("m = 5, l = 3e⁻³ + 1 ≈ 1.149",
                   "Bring a down to the larger maximum: multiply its l and o by e^(2 − 5)."),
             wrong("m = 5, l = 3 + 1 = 4",
                   "a's sum is relative to e²; adding it to b's, relative to e⁵, mixes two "
                   "scales."),
             wrong("m = 2, l = 3 + e³",
-                  "Keeping the smaller maximum makes the factor e^(5 − 2) > 1: right in "
-                  "exact arithmetic, but with scores in the thousands it overflows."),
+                  "m must be the largest score, 5. Kept at 2, b's factor becomes e^(5 − 2) "
+                  "> 1, and with scores in the thousands such a factor overflows."),
             right("output = (6e⁻³ + 4) / (3e⁻³ + 1) ≈ 3.74",
                   "o and l are rescaled by the same factor; the output is o / l."),
         ]),
@@ -79,8 +80,9 @@ QUIZ = Quiz("Long sequences and many experts: tensor, sequence, context and expe
         "values. Which hold?", [
             wrong("every device receives the whole sequence's keys and values K times",
                   "Each block passes each device once: K − 1 messages of s/K positions."),
-            right("each device sends (K − 1)/K of the sequence's keys and values",
-                  "The bytes of an all-gather of them, sent block by block around the ring."),
+            right("in the forward, each device sends (K − 1)/K of the sequence's keys and values",
+                  "The bytes of an all-gather of them, sent block by block around the ring; "
+                  "in the backward their gradients travel the ring again."),
             right("the result equals attention on one device, up to float32 rounding",
                   "The online softmax merges the partial results exactly; the notebook "
                   "checks outputs and gradients, causal or not."),

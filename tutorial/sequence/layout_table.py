@@ -107,10 +107,11 @@ def feasible(cost, memory_limit):
 
 def format_table(rows, memory_limit=None):
     """The rows as text: GB held and MB sent per device per step, by kind."""
+    units = f"{'':30} {'GB per device':^23} | {'MB sent per device per step':^46}"
     head = (f"{'layout':26} {'dev':>3} {'states':>7} {'activ.':>7} {'total':>7} | "
-            f"{'sent MB':>8} {'data':>7} {'tensor':>7} {'context':>7} {'pipe':>6} "
+            f"{'all':>8} {'data':>7} {'tensor':>7} {'context':>7} {'pipe':>6} "
             f"{'expert':>6}" + ("  fits" if memory_limit else ""))
-    lines = [head, "-" * len(head)]
+    lines = [units, head, "-" * len(head)]
     for layout, c in rows:
         fits = ("  yes" if feasible(c, memory_limit) else "  no") if memory_limit else ""
         lines.append(f"{layout.name:26} {layout.devices:3} {c.states / GB:7.2f} "

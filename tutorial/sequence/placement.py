@@ -5,8 +5,9 @@ into K contiguous slices (the *plain* placement, the course's
 :func:`~tutorial.parallel.collectives.schedule.chunk_bounds`) and the last device has the
 most work, the first the least. The *zig-zag* placement cuts it into 2K chunks and gives
 device d chunks d and 2K - 1 - d, one early and one late: every device then does the same
-work when 2K divides the length (Brandon et al. 2023, "Striped attention", and the
-zig-zag of ring-flash-attention).
+work when 2K divides the length (the zig-zag of ring-flash-attention, also Llama 3's
+context parallelism; Brandon et al. 2023's "Striped attention" balances it by another
+permutation, position i on device i mod K).
 
 Eight positions on two devices, worked by hand (work = sum of i + 1 over its queries):
 

@@ -7,12 +7,13 @@ Each example is ``length`` random symbols, a separator, then the same symbols ag
     answers                SEP→x1, x1→x2, ..., x(L-1)→xL   (the loss counts these L only)
 
 A causal language model predicts every next token, but only the second half can be
-predicted: at answer ``j`` the model reads x(j-1) and must say xj, which it last saw
-``L + 1`` positions back. The symbols are drawn independently, so a model that sees each
+predicted: at answer ``j`` (position L + j - 1) the model reads x(j-1) (or the separator)
+and must say xj, which stands at position j - 1: exactly ``L`` positions back. The symbols are drawn independently, so a model that sees each
 position alone (``blocks=0``: embeddings and the output layer) cannot beat chance: its best
 loss is ``log(symbols)`` and its accuracy ``1 / symbols``. One attention head that looks
-``L + 1`` positions back solves the task (Olsson et al. 2022 call the learned version an
-induction head); the learned position embeddings make "L + 1 back" easy to express.
+``L`` positions back solves the task; the learned position embeddings make "L back" easy
+to express. (A model that finds the earlier copy of the token it reads and takes the next
+one does the same in two steps: an induction head, Olsson et al. 2022.)
 
 Everything is generated from a seed, on the machine: no downloads. :func:`train` runs
 Adam through a ``gluon.Trainer`` and stops with :class:`~tutorial.finite.TrainingDiverged`
