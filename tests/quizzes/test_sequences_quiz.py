@@ -91,3 +91,13 @@ def test_the_load_balancing_loss_at_its_ends():
     assert 0.95 * alpha * e < loss <= alpha * e
     q = question("load-balancing loss")
     assert not option(q, "it is 0").is_right and option(q, "it is about α E").is_right
+
+
+def test_the_scores_overtake_the_tokens_near_three_and_a_half_head_dims():
+    from tutorial.sequence.length_memory import kept_per_block
+    from tutorial.sequence.step_tape import Model
+    shape = dict(batch=4, model_dim=256, heads=4, hidden=1024, blocks=2, vocab=256)
+    below, above = (kept_per_block(Model(seq=s, **shape)) for s in (216, 232))
+    assert below.scores < below.tokens and above.scores > above.tokens   # 3.5 x 64 = 224
+    why = option(question("8 heads over s = 4096"), "four times as much").why
+    assert "3.5 × head_dim (224 positions" in why

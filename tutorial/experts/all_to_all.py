@@ -5,10 +5,11 @@ node 0, the next ``counts[i][1]`` for node 1, and so on (uneven, possibly empty)
 the all-to-all node j holds block j of every node, in source order: the K x K matrix of
 blocks is transposed. Expert parallelism sends each token to its expert's device this way.
 
-The schedule is the *pairwise exchange* of MPICH (Thakur, Rabenseifner & Gropp 2005,
+The schedule is the *pairwise exchange* (Thakur, Rabenseifner & Gropp 2005,
 "Optimization of collective communication operations in MPICH", section 3.5): node i
 keeps its own block, then at step s = 1 .. K-1 sends block (i + s) mod K to node
-(i + s) mod K and receives from node (i - s) mod K. Every node sends one message and
+(i + s) mod K and receives from node (i - s) mod K. (MPICH pairs node i with i XOR s
+when K is a power of two, and uses this order otherwise.) Every node sends one message and
 receives one in each step, so no link carries two at once. Node i sends
 ``sum_{j != i} counts[i][j] * row_bytes`` bytes; the block it keeps travels nowhere.
 

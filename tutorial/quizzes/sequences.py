@@ -21,8 +21,8 @@ QUIZ = Quiz("Long sequences and many experts: tensor, sequence, context and expe
                   "134 million float32 numbers per array; the softmax keeps more arrays of "
                   "the same size for the backward, in every layer."),
             right("four times as much when the sequence is twice as long",
-                  "The s² term: it is what outgrows the s·d activations of the rest of the "
-                  "block once s passes a few times model_dim."),
+                  "The s² term: in the course's block it outgrows the per-token activations "
+                  "once s passes about 3.5 × head_dim (224 positions in section 2)."),
         ]),
     Question(
         "A transformer block is split Megatron-style over K devices: attention by heads, "
@@ -53,7 +53,7 @@ QUIZ = Quiz("Long sequences and many experts: tensor, sequence, context and expe
             wrong("each device's attention scores shrink K-fold",
                   "The scores are split by heads, under both; sequence parallelism only "
                   "cuts the regions between the split parts."),
-            right("the same bytes, and fewer activations kept",
+            right("the same bytes for the activations' collectives, and fewer activations kept",
                   "The LayerNorms' arrays fall to 1/K per device, measured in the "
                   "notebook; the bytes are those of the allreduces it replaces."),
             right("the replicated weights' gradients need one more small allreduce",
@@ -102,8 +102,8 @@ QUIZ = Quiz("Long sequences and many experts: tensor, sequence, context and expe
                   "An early and a late chunk each; counted (2K + 1) tiles per device, and "
                   "the measured times even out."),
             wrong("zig-zag sends fewer bytes",
-                  "Each device still sends its block on K − 1 times; zig-zag changes who "
-                  "computes what, not what travels."),
+                  "Each device still passes a block on at each of K − 1 steps; zig-zag "
+                  "changes who computes what, not what travels."),
         ]),
     Question(
         "A mixture-of-experts layer routes T = 12 tokens to E = 4 experts with k = 1 and "
@@ -115,8 +115,8 @@ QUIZ = Quiz("Long sequences and many experts: tensor, sequence, context and expe
             right("a dropped token passes on through the residual connection",
                   "The layer adds nothing for it; the block's x + MoE(x) carries x on."),
             wrong("a capacity factor of 4 would drop nothing and cost nothing",
-                  "It drops nothing here, but every expert is sized for 12 slots: "
-                  "padding computed and sent whatever the tokens do."),
+                  "It drops nothing here, but with fixed shapes every expert is sized for "
+                  "12 slots: padding computed and sent whatever the tokens do."),
         ]),
     Question(
         "Expert parallelism sends tokens to their experts' devices with an all-to-all "
