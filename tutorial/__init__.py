@@ -35,6 +35,8 @@ Subpackages, one idea per file:
   load-balancing loss, the all-to-all, experts placed on devices
 - ``tutorial.check``    the setup self-check and the exercise checkers
 - ``tutorial.d2l_reference`` d2l's own MXNet functions, run as an independent reference
+- ``tutorial.fresh_process`` one job in a fresh Python process (a clean engine, the kernel's
+  memory counters): its JSON answer, or a sentence when it fails or runs out of time
 
 Around the course, not used by the notebooks:
 

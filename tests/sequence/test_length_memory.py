@@ -123,8 +123,8 @@ def test_absurd_sizes_are_refused_before_anything_runs(monkeypatch):
 def test_a_timeout_and_a_failed_process_end_in_a_sentence():
     job = {"seqs": [64], "batch": 4, "model_dim": 256, "heads": 4, "hidden": 1024,
            "blocks": 2, "vocab": 256, "seed": 0}
-    with pytest.raises(RuntimeError, match="did not finish within 0.01 s"):
+    with pytest.raises(RuntimeError, match="did not finish within timeout=0.01 s"):
         length_memory._run(job, timeout=0.01)
-    with pytest.raises(RuntimeError, match=r"process failed \(exit code 1\); its last words: "
+    with pytest.raises(RuntimeError, match=r"the memory measurement failed \(exit code 1\): "
                                            r"KeyError"):
         length_memory._run({"seqs": [64]}, timeout=120)

@@ -20,23 +20,10 @@ on a GPU it runs through cuBLAS); on GPUs, float16 with ``amp.init_trainer`` and
 """
 
 import dataclasses
-import json
-import subprocess
-import sys
 
-from tutorial.validate import check_count, check_range
+from tutorial import fresh_process
+from tutorial.validate import check_count
 
-
-def _run(script, args, timeout, what):
-    """``script`` in a fresh Python process; a one-line TimeoutError past ``timeout`` s
-    (subprocess's own message would print the whole script)."""
-    timeout = check_range("timeout", timeout, 0.0, low_open=True)
-    try:
-        return subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
-                              text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise TimeoutError(f"{what} did not finish within timeout={timeout:g} s (it was "
-                           f"stopped): give it more time, e.g. timeout=300") from None
 
 SCRIPT = r"""
 import json, sys
@@ -117,13 +104,9 @@ def recipe():
 def gpu_training(steps=20, timeout=600):
     """``steps`` steps of float16 training with amp on ``mx.gpu(0)``, in a fresh process:
     {"losses": [...], "loss_scale": ...}. Only where a GPU is."""
-    done = _run(GPU_SCRIPT, [str(check_count("steps", steps))], timeout,
-                "amp float16 training")
-    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError("amp float16 training failed: " +
-                           (done.stderr.strip().splitlines() or ["no output"])[-1])
-    return json.loads(lines[-1])
+    return fresh_process.run("amp float16 training", script=GPU_SCRIPT,
+                             args=[str(check_count("steps", steps))], timeout=timeout,
+                             hint="give it more time, e.g. timeout=1200")
 
 
 def onednn_on(env=None):
@@ -177,9 +160,10 @@ def probe(target_dtype="bfloat16", timeout=300):
     """Run the probe in a fresh Python process; an :class:`AmpReport` of what happened."""
     if target_dtype not in ("bfloat16", "float16"):
         raise ValueError(f"target_dtype must be 'bfloat16' or 'float16', got {target_dtype!r}")
-    done = _run(SCRIPT, [target_dtype], timeout, f"the amp probe ({target_dtype})")
-    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
-    if done.returncode != 0 or not lines:
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return AmpReport(target_dtype, False, "", "", float("nan"), tail[:300])
-    return AmpReport(target_dtype, **json.loads(lines[-1]))
+    what = f"the amp probe ({target_dtype})"
+    try:
+        got = fresh_process.run(what, script=SCRIPT, args=[target_dtype], timeout=timeout)
+    except fresh_process.Failed as failed:          # what MXNet refused is the finding
+        return AmpReport(target_dtype, False, "", "", float("nan"),
+                         str(failed).split(": ", 1)[-1])
+    return AmpReport(target_dtype, **got)

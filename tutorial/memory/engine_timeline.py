@@ -48,16 +48,14 @@ refuses more CPU contexts than cores + 2 on a build without CUDA.
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import NamedTuple
 
+from tutorial import fresh_process
 from tutorial.memory import profiler_trace
 from tutorial.validate import check_count, check_range
 
 ENGINES = {"threaded": "ThreadedEnginePerDevice", "naive": "NaiveEngine"}
-ROOT = Path(__file__).resolve().parents[2]          # the repository, for the child's imports
 
 SCRIPT = r"""
 import json, sys, time
@@ -204,26 +202,13 @@ def run(engine, trace_path, devices=4, hidden=(256, 256, 256), batch=256, steps=
     on = _devices(devices)
     _check(engine, trace_path, hidden, batch, steps, warmup, bulk, timeout, len(on))
     trace_path = str(Path(trace_path).resolve())
-    env = dict(os.environ, MXNET_ENGINE_TYPE=ENGINES[engine],
-               MXNET_EXEC_BULK_EXEC_TRAIN="1" if bulk else "0",
-               PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in os.environ.get(
-                   "PYTHONPATH", "").split(os.pathsep) if p]))
+    env = {"MXNET_ENGINE_TYPE": ENGINES[engine],
+           "MXNET_EXEC_BULK_EXEC_TRAIN": "1" if bulk else "0"}
     args = {"devices": on, "hidden": list(hidden), "batch": batch, "steps": steps,
             "warmup": warmup, "trace": trace_path}
-    try:
-        done = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(args)], env=env,
-                              capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise TimeoutError(f"training under the {engine} engine did not finish within "
-                           f"timeout={timeout:g} s (it was stopped): give it more time, or "
-                           f"fewer steps or a smaller net") from None
-    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
-    if done.returncode != 0 or not lines:
-        said = [ln.strip() for ln in done.stderr.splitlines() if ln.strip()]
-        found = [ln for ln in said if "Error" in ln or "Check failed" in ln]
-        raise RuntimeError(f"training under the {engine} engine failed (exit code "
-                           f"{done.returncode}): " + ((found or said or ["no output"])[-1])[:300])
-    result = json.loads(lines[-1])
+    result = fresh_process.run(f"training under the {engine} engine", script=SCRIPT,
+                               args=[args], env=env, timeout=timeout,
+                               hint="give it more time, or fewer steps or a smaller net")
     names = {i: f"cpu({i})" for kind, i in on if kind == "cpu"}    # see parse's docstring
     trace = profiler_trace.parse(trace_path, devices=names)
     _label(trace_path, names, dict(trace.threads))

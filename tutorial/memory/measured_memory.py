@@ -18,11 +18,10 @@ copied to the devices, and the allocator's rounding to whole pages.
 
 import gc
 import json
-import os
-import subprocess
 import sys
 from typing import NamedTuple
 
+from tutorial import fresh_process
 from tutorial.validate import check_count
 
 TIMEOUT = 600
@@ -43,23 +42,10 @@ class Measured(NamedTuple):
 
 def _run(job, timeout):
     from tutorial.memory.resident import ENV
-    env = dict(os.environ, **ENV)
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
-    try:
-        done = subprocess.run([sys.executable, "-m", "tutorial.memory.measured_memory",
-                               json.dumps(job)], capture_output=True, text=True,
-                              timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"the memory measurement did not finish within {timeout} s: "
-                           f"the machine is too busy or the sizes too large; use smaller "
-                           f"widths or pass a larger timeout=") from None
-    lines = [l for l in done.stdout.splitlines() if l.startswith("{")]
-    if done.returncode != 0 or not lines:
-        tail = (done.stderr.strip().splitlines() or ["(nothing)"])[-1]
-        raise RuntimeError(f"the memory measurement's process failed (exit code "
-                           f"{done.returncode}); its last words: {tail}")
-    return json.loads(lines[-1])
+    return fresh_process.run("the memory measurement", module="tutorial.memory.measured_memory",
+                             args=[job], env=ENV, timeout=timeout,
+                             hint="the machine is too busy or the sizes too large; use "
+                                  "smaller widths or pass a larger timeout=")
 
 
 def zero(widths, batch, devices=4, stages=(0, 1, 2, 3), steps=2, seed=0, timeout=TIMEOUT):

@@ -42,11 +42,10 @@ True
 
 import gc
 import json
-import os
-import subprocess
 import sys
 from typing import NamedTuple
 
+from tutorial import fresh_process
 from tutorial.sequence.step_tape import Model, block_ops, check_model, sizes, tape, walk
 from tutorial.validate import check_count
 
@@ -144,25 +143,10 @@ def measure(seqs, batch=4, model_dim=256, heads=4, hidden=1024, blocks=2, vocab=
 
 def _run(job, timeout):
     from tutorial.memory.resident import ENV
-    env = dict(os.environ, **ENV)
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
-    try:
-        done = subprocess.run([sys.executable, "-m", "tutorial.sequence.length_memory",
-                               json.dumps(job)], capture_output=True, text=True,
-                              timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"the memory measurement did not finish within {timeout} s: the "
-                           f"machine is too busy or the sizes too large; use shorter seqs or "
-                           f"pass a larger timeout=") from None
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 or not lines:
-        words = [line for line in done.stderr.splitlines()      # not MXNet's log lines
-                 if line.strip() and not line.startswith("[")]
-        tail = (words or ["(nothing)"])[-1]
-        raise RuntimeError(f"the memory measurement's process failed (exit code "
-                           f"{done.returncode}); its last words: {tail}")
-    return json.loads(lines[-1])
+    return fresh_process.run("the memory measurement", module="tutorial.sequence.length_memory",
+                             args=[job], env=ENV, timeout=timeout,
+                             hint="the machine is too busy or the sizes too large; use "
+                                  "shorter seqs or pass a larger timeout=")
 
 
 def _job(job):

@@ -19,11 +19,10 @@ to whole pages. The sizes should make every counted array larger than 128 kB.
 
 import gc
 import json
-import os
-import subprocess
 import sys
 from typing import NamedTuple
 
+from tutorial import fresh_process
 from tutorial.validate import check_count
 
 TIMEOUT = 300
@@ -54,22 +53,10 @@ def kept_measured(batch, seq, model_dim, heads, hidden, devices, causal=False, s
            "seed": seed}
     counted = {mode: sum(kept_bytes(batch, seq, model_dim, heads, hidden, devices,
                                     mode == "sequence", causal)) / devices for mode in MODES}
-    env = dict(os.environ, **ENV)
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
-    try:
-        done = subprocess.run([sys.executable, "-m", __name__, json.dumps(job)],
-                              capture_output=True, text=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"the measurement did not finish within {timeout} s: the machine "
-                           f"is busy or the sizes too large; pass smaller sizes or a larger "
-                           f"timeout=") from None
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 or not lines:
-        tail = (done.stderr.strip().splitlines() or ["(nothing)"])[-1]
-        raise RuntimeError(f"the measuring process failed (exit code {done.returncode}); "
-                           f"its last words: {tail}")
-    got = json.loads(lines[-1])
+    got = fresh_process.run("the measuring process", module=__name__, args=[job], env=ENV,
+                            timeout=timeout, hint="the machine is busy or the sizes too "
+                                                  "large; pass smaller sizes or a larger "
+                                                  "timeout=")
     return {mode: Measured(got[mode] / devices, counted[mode]) for mode in MODES}
 
 
