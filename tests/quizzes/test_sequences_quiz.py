@@ -101,3 +101,19 @@ def test_the_scores_overtake_the_tokens_near_three_and_a_half_head_dims():
     assert below.scores < below.tokens and above.scores > above.tokens   # 3.5 x 64 = 224
     why = option(question("8 heads over s = 4096"), "four times as much").why
     assert "3.5 × head_dim (224 positions" in why
+
+
+def test_the_layout_question_is_section_sevens_table():
+    from tutorial.sequence.layout import Transformer
+    from tutorial.sequence.layout_table import default_layouts, feasible, table
+    gpt2 = Transformer(12, 768, 12, 3072, seq=1024, batch=32, vocab=50257)
+    rows = {r.layout.name: r for r in table(gpt2, default_layouts(gpt2, 8))}
+    d8, zero3, t4 = rows["D8"].cost, rows["D8 ZeRO-3"].cost, rows["D2 x T4"].cost
+    assert (round(d8.states / 1e9, 2), round(zero3.states / 1e9, 2)) == (2.61, 0.38)
+    assert round(d8.activations / 1e9, 2) == 11.78 and not feasible(zero3, 8e9)
+    assert (round(t4.sent / 1e6), round(d8.sent / 1e6)) == (3789, 1141)
+    assert all(feasible(r.cost, 8e9) == (r.layout.pipeline > 1) for r in rows.values())
+    q = question("Section 7 counts")
+    assert option(q, "only the layouts with a pipeline fit").is_right
+    assert not option(q, "ZeRO-3 makes D8 fit").is_right
+    assert "3,789 MB" in option(q, "D2 x T4 sends less").why

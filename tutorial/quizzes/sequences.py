@@ -145,4 +145,22 @@ QUIZ = Quiz("Long sequences and many experts: tensor, sequence, context and expe
                   "Its gradient with respect to P_e is α E f_e: largest for the experts "
                   "that got the most tokens."),
         ]),
+    Question(
+        "Section 7 counts a GPT-2-small-like model (seq 1024, batch 32) on 8 devices with "
+        "8 GB each. Which hold?", [
+            wrong("ZeRO-3 makes D8 fit: it cuts the model states from 2.61 to 0.38 GB",
+                  "The activations, 11.78 GB per device, are what fill it; ZeRO does not "
+                  "touch them."),
+            right("only the layouts with a pipeline fit",
+                  "1F1B runs the step as micro-batches and holds at most p of them at once; "
+                  "gradient accumulation or recomputation would shrink the others too."),
+            wrong("D2 x T4 sends less than D8, since each device holds a quarter of the "
+                  "weights",
+                  "It sends activations in every block, forward and backward: 3,789 MB per "
+                  "device per step against D8's 1,141 MB."),
+            right("MFU is the FLOPs a step must do, over its seconds, over the peak",
+                  "Model FLOPs (6 per weight per token, plus attention's s² terms) divided "
+                  "by the time and the devices' peak FLOP/s; the notebook's peak is a "
+                  "measured matrix product, not a rated one."),
+        ]),
 ])
