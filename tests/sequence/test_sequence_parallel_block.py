@@ -117,7 +117,7 @@ def inputs(k=2, seq=5):
      r"pieces\[0\] has shape \(2, 2, 8\): every device needs batch 2 and model_dim 12"),
 ])
 def test_bad_input_is_refused_before_any_computation(monkeypatch, call, message):
-    calls = forbid(monkeypatch, (sp, "layer_norm"), (sp, "head_attention"))
+    calls = forbid(monkeypatch, (tp, "layer_norm"), (tp, "head_attention"))   # split_block's
     with pytest.raises(ValueError, match=message):
         call()
     assert calls == []

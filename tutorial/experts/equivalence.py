@@ -25,6 +25,7 @@ from mxnet import autograd
 from tutorial.experts.expert_parallel import (ExpertParallelResult, expert_parallel_moe,
                                               join_tokens, place_moe, split_tokens)
 from tutorial.experts.moe import moe, to_nd
+from tutorial.sequence.equivalence import relative
 
 
 class Errors(NamedTuple):
@@ -32,11 +33,6 @@ class Errors(NamedTuple):
     gradients: float
     same_drops: bool
     run: ExpertParallelResult
-
-
-def relative(got, want):
-    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
-    return float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
 
 
 def _arrays(router, experts):

@@ -39,11 +39,10 @@ import mxnet as mx
 import numpy as np
 
 from tutorial.parallel.collectives import allreduce, bytes_sent
-from tutorial.sequence.block import BlockWeights, layer_norm
+from tutorial.sequence.block import BlockWeights
 from tutorial.sequence.sequence_collectives import (GatherSequence, ScatterSequence,
                                                     sequence_shards)
-from tutorial.sequence.tensor_parallel_block import (ParallelResult, check_parallel_inputs,
-                                                     head_attention, mlp_partial)
+from tutorial.sequence.tensor_parallel_block import check_parallel_inputs, split_block
 from tutorial.validate import as_host_array
 
 REPLICATED = (("norm1", "gain"), ("norm1", "bias"), ("norm2", "gain"), ("norm2", "bias"),
@@ -83,15 +82,7 @@ def sequence_parallel_block(pieces, shards, sharding, causal=False):
     holds device d's positions of y."""
     check_parallel_inputs(pieces, shards, sharding, "pieces")
     check_positions(pieces)
-    sent = [0] * sharding.devices
-    heads = [b - a for a, b in sharding.heads]
-    a = GatherSequence(sent)([layer_norm(x, w.norm1) for x, w in zip(pieces, shards)])
-    o = [head_attention(ad, w.attention, n, causal) for ad, w, n in zip(a, shards, heads)]
-    h = [x + od for x, od in zip(pieces, ScatterSequence(sent)(o))]        # (B, S_d, D)
-    m = GatherSequence(sent)([layer_norm(hd, w.norm2) for hd, w in zip(h, shards)])
-    z = ScatterSequence(sent)([mlp_partial(md, w.mlp) for md, w in zip(m, shards)])
-    return ParallelResult([mx.nd.broadcast_add(hd + zd, w.mlp.second_bias)
-                           for hd, zd, w in zip(h, z, shards)], sent)
+    return split_block(pieces, shards, sharding, causal, GatherSequence, ScatterSequence)
 
 
 def sum_replicated_gradients(grads):

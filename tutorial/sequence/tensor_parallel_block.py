@@ -202,12 +202,21 @@ def tensor_parallel_block(xs, shards, sharding, causal=False):
     if len({x.shape for x in xs}) > 1:
         raise ValueError(f"xs must be the same x on every device, got shapes "
                          f"{[x.shape for x in xs]}: use replicate(x, contexts)")
+    return split_block(xs, shards, sharding, causal, CopyToTensorRegion,
+                       ReduceFromTensorRegion)
+
+
+def split_block(xs, shards, sharding, causal, enter, leave):
+    """The block with its heads and hidden units split: ``enter`` takes each device's
+    LayerNorm output into the split region (f, or sequence parallelism's all-gather),
+    ``leave`` sums the partial outputs out of it (g, or the reduce-scatter). Each is an
+    autograd Function class built on a list that tallies the bytes each device sends."""
     sent = [0] * sharding.devices
     heads = [b - a for a, b in sharding.heads]
-    a = CopyToTensorRegion(sent)([layer_norm(x, w.norm1) for x, w in zip(xs, shards)])
+    a = enter(sent)([layer_norm(x, w.norm1) for x, w in zip(xs, shards)])
     o = [head_attention(ad, w.attention, n, causal) for ad, w, n in zip(a, shards, heads)]
-    h = [x + od for x, od in zip(xs, ReduceFromTensorRegion(sent)(o))]      # (B, S, D)
-    m = CopyToTensorRegion(sent)([layer_norm(hd, w.norm2) for hd, w in zip(h, shards)])
-    z = ReduceFromTensorRegion(sent)([mlp_partial(md, w.mlp) for md, w in zip(m, shards)])
+    h = [x + od for x, od in zip(xs, leave(sent)(o))]          # (B, S or S_d, D)
+    m = enter(sent)([layer_norm(hd, w.norm2) for hd, w in zip(h, shards)])
+    z = leave(sent)([mlp_partial(md, w.mlp) for md, w in zip(m, shards)])
     return ParallelResult([mx.nd.broadcast_add(hd + zd, w.mlp.second_bias)
                            for hd, zd, w in zip(h, z, shards)], sent)
