@@ -26,6 +26,8 @@ from tutorial.jupyter.lab import NOTEBOOKS
 SAVED_WIDGETS = [
     ("00_setup.ipynb", "widgets.SelectionSlider(", ".widget-slider"),
     ("02_momentum.ipynb", "race_model(valley", ".jupyter-widgets"),
+    ("14_sequences_and_experts.ipynb", "ring_animation(devices=4", ".ring-step"),
+    ("14_sequences_and_experts.ipynb", "all_to_all_animation(counts", ".all-to-all-step"),
 ]
 
 

@@ -44,3 +44,13 @@ def test_the_slider_never_recomputes(monkeypatch):
 def test_bad_counts_are_refused_with_the_schedules_message():
     with pytest.raises(ValueError, match="square"):
         anim.all_to_all_animation([[1, 2], [3]])
+
+
+def test_a_node_is_drawn_at_most_max_cells_wide_on_each_side():
+    heavy = [[16, 17, 18, 13], [18, 17, 13, 16], [19, 16, 12, 17], [11, 10, 18, 16]]
+    text = anim.render(anim.build_frames(schedule(heavy, 128)), 3)
+    for row in text.split("<tr>")[1:]:
+        sides = row.split("&rarr;")
+        assert len(sides) == 2
+        for side in sides:
+            assert side.count("<span") <= anim.MAX_CELLS + 4   # rounding up, one block each

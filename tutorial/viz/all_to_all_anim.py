@@ -26,7 +26,8 @@ from tutorial.viz.projector import TEXT_PX
 
 HUES = (210, 28, 120, 280, 0, 170, 50, 320)
 CELL_PX = 16
-MAX_CELLS = 48          # a block wider than this is drawn as a bar of this many cells
+MAX_CELLS = 24     # a node's input or output at most this many cells wide: both sides fit a
+                   # notebook and a 1280-pixel slide (48 pushed the received rows off the page)
 
 
 @dataclasses.dataclass(frozen=True)
