@@ -1,11 +1,16 @@
 """Ring attention's measured load: the clock runs where the schedule computes, nowhere else
 (no assertion on how long anything takes: tests never assert on wall time)."""
 
+import time
+
+import mxnet as mx
 import numpy as np
 import pytest
 
+from tutorial.sequence import ring_timing
 from tutorial.sequence.ring_schedule import FULLY
-from tutorial.sequence.ring_timing import MAX_ELEMENTS, critical_path, imbalance, time_ring
+from tutorial.sequence.ring_timing import (MAX_ELEMENTS, clock_for, critical_path, imbalance,
+                                           time_ring)
 
 
 @pytest.mark.parametrize("placement", ["plain", "zigzag"])
@@ -31,3 +36,25 @@ def test_sizes_past_the_limit_are_refused_before_anything_is_allocated():
     assert MAX_ELEMENTS == 2 ** 26
     with pytest.raises(ValueError, match="repeats"):
         time_ring(8, 2, repeats=0)
+
+
+def test_cpu_contexts_are_timed_on_the_process_cpu_clock_and_gpus_on_the_wall():
+    assert clock_for([mx.cpu(0), mx.cpu(1)]) == ("CPU", time.process_time)
+    assert clock_for([mx.gpu(0), mx.gpu(1)]) == ("wall", time.perf_counter)   # no GPU needed
+    assert clock_for([mx.cpu(0), mx.gpu(0)])[0] == "wall"
+
+
+def test_time_off_the_cpu_is_not_billed_to_a_device(monkeypatch):
+    """A sleep stands for another program holding the cores during a device's turn: the
+    wall clock would bill the device 50 ms for it; its CPU seconds stay its own work."""
+    attend = ring_timing.attend
+
+    def attend_then_lose_the_core(*args):
+        time.sleep(0.05)
+        return attend(*args)
+
+    monkeypatch.setattr(ring_timing, "attend", attend_then_lose_the_core)
+    t = time_ring(16, 2, causal=False, heads=1, head_dim=4, repeats=1)
+    assert t.clock == "CPU"
+    assert t.seconds.min() > 0                      # every device computed every step
+    assert t.seconds.max() < 0.025                  # and none was billed the 50 ms sleep

@@ -11,6 +11,13 @@ this machine's cores (on GPUs they would run at once), so a device's seconds are
 work, and a step of the real ring would last as long as its busiest device, which
 :func:`critical_path` adds up from the measurements (a model built on measured times).
 
+The clock (:func:`clock_for`): on CPU contexts, the process's CPU time, the seconds the
+kernel counts this process on a core (all its threads: MXNet's engine and OpenMP
+workers), so another program taking the cores in the middle of a device's turn does not
+land on that device's bill, as it would on a wall clock (it did: one CI run measured the
+balanced zig-zag ring at 1.6x its mean while a second notebook ran beside it). On GPUs,
+whose work the CPU does not do, the wall clock.
+
 >>> t = time_ring(64, 2, causal=True, heads=1, head_dim=8, repeats=1)
 >>> t.seconds.shape, float(t.seconds[1, 0])          # device 0 skips device 1's keys
 ((2, 2), 0.0)
@@ -35,6 +42,14 @@ MAX_ELEMENTS = 2 ** 26     # the largest score block allowed: 256 MB of float32
 class Timed(NamedTuple):
     plan: RingSchedule
     seconds: np.ndarray    # (steps, devices): median over repeats; 0.0 where it skipped
+    clock: str             # "CPU" (the process's CPU seconds) or "wall"
+
+
+def clock_for(contexts):
+    """``("CPU", time.process_time)`` if every context is a CPU, else the wall clock."""
+    if all(c.device_type == "cpu" for c in contexts):
+        return "CPU", time.process_time
+    return "wall", time.perf_counter
 
 
 def critical_path(seconds):
@@ -61,7 +76,7 @@ def _check_size(seq_len, devices, batch, heads, head_dim):
                          f"shorter seq_len, more devices or fewer heads")
 
 
-def _one_run(plan, queries, keys, values):
+def _one_run(plan, queries, keys, values, clock):
     seconds = np.zeros((len(plan.steps), plan.num_devices))
     blocks = list(zip(keys, values))
     partials = [None] * plan.num_devices
@@ -69,12 +84,12 @@ def _one_run(plan, queries, keys, values):
         for w in step:
             if w.mask == FULLY:
                 continue
-            start = time.perf_counter()
+            start = clock()
             p = attend(plan, w, queries[w.device], *blocks[w.device])
             p = p if partials[w.device] is None else merge(partials[w.device], p)
             for x in p:
                 x.wait_to_read()
-            seconds[s, w.device] = time.perf_counter() - start
+            seconds[s, w.device] = clock() - start
             partials[w.device] = p
         blocks = pass_on(step, queries, blocks)
         mx.nd.waitall()
@@ -84,7 +99,8 @@ def _one_run(plan, queries, keys, values):
 def time_ring(seq_len, devices, causal=True, placement="plain", batch=1, heads=4,
               head_dim=64, repeats=3, seed=0):
     """Run ring attention ``repeats`` times on ``devices`` CPU contexts (or a list of
-    contexts) and return each device's measured seconds per step, the median."""
+    contexts) and return each device's measured seconds per step, the median, on the
+    clock :func:`clock_for` picks."""
     contexts = devices if isinstance(devices, (list, tuple)) else \
         [mx.cpu(i) for i in range(check_count("devices", devices))]
     _check_size(seq_len, len(contexts), batch, heads, head_dim)
@@ -94,6 +110,7 @@ def time_ring(seq_len, devices, causal=True, placement="plain", batch=1, heads=4
     full = [mx.nd.array(rng.normal(size=(batch, heads, seq_len, head_dim)))
             for _ in range(3)]
     q, k, v = (split_sequence(x, contexts, placement) for x in full)
-    _one_run(plan, q, k, v)                              # warm up: allocations, kernels
-    runs = [_one_run(plan, q, k, v) for _ in range(repeats)]
-    return Timed(plan, np.median(np.stack(runs), axis=0))
+    name, clock = clock_for(contexts)
+    _one_run(plan, q, k, v, clock)                       # warm up: allocations, kernels
+    runs = [_one_run(plan, q, k, v, clock) for _ in range(repeats)]
+    return Timed(plan, np.median(np.stack(runs), axis=0), name)
