@@ -11,6 +11,10 @@ the copy keeps JupyterLab's autosave away from the repository), signed the same 
 a JupyterLab started with ``tutorial.jupyter.lab.lab_command``; it opens it in headless Chromium,
 runs nothing, and checks the widget output is widget DOM. Without the signing it fails
 with "shows 'VBox(children' instead of the widget". Screenshots go to ``artifacts/``.
+
+Drawn from its saved frame, a widget is disconnected, and ipywidgets marks every
+disconnected view with a red broken-link icon: each widget must show exactly one, on its
+outermost box (``tutorial.viz.saved_frame``), not one per control (issue 35: 16 on the race).
 """
 
 import shutil
@@ -26,6 +30,9 @@ from tutorial.jupyter.lab import NOTEBOOKS
 SAVED_WIDGETS = [
     ("00_setup.ipynb", "widgets.SelectionSlider(", ".widget-slider"),
     ("02_momentum.ipynb", "race_model(valley", ".jupyter-widgets"),
+    ("05_data_parallel.ipynb", "TrainingDashboard()", ".widget-button"),
+    ("06_allreduce.ipynb", "allreduce_animation(nodes=7)", ".widget-play"),
+    ("10_model_parallel.ipynb", "pipeline_animation(stages=3", ".widget-play"),
     ("14_sequences_and_experts.ipynb", "ring_animation(devices=4", ".ring-step"),
     ("14_sequences_and_experts.ipynb", "all_to_all_animation(counts", ".all-to-all-step"),
 ]
@@ -35,6 +42,13 @@ def _widget_output(page, source_text):
     cell = page.locator(".jp-CodeCell").filter(has_text=source_text).first
     cell.scroll_into_view_if_needed(timeout=60_000)
     return cell.locator(".jp-OutputArea-output").last    # the widget is the last output
+
+
+# the marks a reader sees: disconnected views whose ::before (the icon) is drawn
+VISIBLE_MARKS = """el => [...el.querySelectorAll('.jupyter-widgets-disconnected')].filter(e => {
+    const mark = getComputedStyle(e, '::before');
+    return mark.display !== 'none' && mark.content !== 'none' && mark.content !== 'normal';
+}).length"""
 
 
 def _settled(output, timeout_ms=60_000):
@@ -60,4 +74,6 @@ def test_saved_widgets_show_before_any_cell_runs(tmp_path, notebook, source_text
             _settled(output)
             problems = widget_problems(output)
             shows_widget = output.locator(widget_class).count() > 0
+            marks = output.evaluate(VISIBLE_MARKS)
     assert problems == [] and shows_widget, (notebook, problems)
+    assert marks == 1, f"{notebook}: {marks} broken-link marks on one saved widget, not 1"

@@ -72,7 +72,7 @@ def column_widths(text):
 def test_the_deck_default_shows_every_text_and_label_at_projector_size(model):
     widget = anim.pipeline_animation(model, stages=3, microbatches=6)    # the deck's cell
     panels = [p.value for p in widget.panels.children]
-    shown = panels + [widget.children[-1].value]                        # and the legend
+    shown = panels + [widget.legend.value]                              # and the legend
     assert all(font_sizes(text) and min(font_sizes(text)) >= anim.TEXT_PX for text in shown)
     assert all(">F0<" in text and ">B5<" in text for text in panels)    # labels drawn
     # naive (36 ticks) and the others (16) share one column width: a tick lines up

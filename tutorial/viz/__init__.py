@@ -25,6 +25,7 @@ that only draws it; callbacks look things up, they never recompute.
 - ``throughput_button``  the ResNet's images/s on 1, 2, 4 devices, measured from a button
 - ``run_buttons``        the Start/Stop buttons and the one background run the widgets share
 - ``projector``          the size every demo's text is drawn at: 18 px on a 1280x720 projector
+- ``saved_frame``        one broken-link mark per widget shown from a notebook's saved frame
 - ``memory_model``       per-device bytes under ZeRO, tensor parallelism, recomputation,
                          precision: every setting of the memory demo, counted once
 - ``memory_view``        the memory demo: stacked bars per ZeRO stage, its controls, Run

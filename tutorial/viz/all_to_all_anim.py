@@ -23,6 +23,7 @@ from typing import Tuple
 
 from tutorial.experts.all_to_all import AllToAllSchedule, bytes_sent, held, schedule
 from tutorial.viz.projector import TEXT_PX
+from tutorial.viz.saved_frame import one_mark
 
 HUES = (210, 28, 120, 280, 0, 170, 50, 320)
 CELL_PX = 16
@@ -119,4 +120,4 @@ def all_to_all_animation(counts, row_bytes=4, interval_ms=900):
     widget.controls = dict(play=play, step=step)
     widget.view = view
     widget.frames = frames
-    return widget
+    return one_mark(widget)

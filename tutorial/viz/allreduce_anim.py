@@ -24,6 +24,7 @@ import numpy as np
 
 from tutorial.parallel import costmodel
 from tutorial.parallel.collectives import contributions, schedule
+from tutorial.viz.saved_frame import one_mark
 
 ALGORITHMS = costmodel.ALGORITHMS      # one list of names: the cost model's
 EVEN_LENGTH = 720720          # divisible by 1..16: every ring chunk has the same size
@@ -205,4 +206,4 @@ def allreduce_animation(model=None, nodes=7):
                     + [panels, w.HTML(LEGEND)])
     widget.controls = c
     widget.panels = panels
-    return widget
+    return one_mark(widget)

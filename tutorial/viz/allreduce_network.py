@@ -13,6 +13,7 @@ import contextlib
 
 from tutorial.viz import network_svg
 from tutorial.viz import network_timeline as nt
+from tutorial.viz.saved_frame import one_mark
 
 FRAMES = 120                  # Play's steps from t = 0 to the last algorithm's end
 ALL = "all four"
@@ -106,4 +107,4 @@ def allreduce_network(model=None, nodes=16, interval_ms=150):
     widget.controls = dict(pick=pick, nodes=n_nodes, size=size, slow=slow, slowdown=slowdown,
                            play=play, time=time)
     widget.panels = panels
-    return widget
+    return one_mark(widget)

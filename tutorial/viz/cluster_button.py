@@ -36,6 +36,7 @@ import numpy as np
 
 from tutorial.viz.projector import TEXT_PX
 from tutorial.viz.run_buttons import RunButtons, status_line
+from tutorial.viz.saved_frame import one_mark
 
 
 WORKERS, SERVERS = 2, 2
@@ -172,6 +173,7 @@ class ClusterDemo:
                               w.HBox([self.start_button, self.stop_button, *self.bars]),
                               self.status, self.notice, self.result])
         self.widget.add_class("cluster-demo")
+        one_mark(self.widget)
 
     def plan(self):
         return Plan(self.kvstore.value, self.steps, self.deadline_s, self.crash.value)

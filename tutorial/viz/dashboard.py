@@ -25,6 +25,7 @@ from tutorial.parallel.aggregation import AGGREGATIONS
 from tutorial.parallel.live import RunConfig, live_training
 from tutorial.viz.dashboard_curves import WINDOW, curves_png, windowed_median
 from tutorial.viz.run_buttons import RunButtons
+from tutorial.viz.saved_frame import one_mark
 
 REDRAW_EVERY_S = 0.3
 
@@ -82,6 +83,7 @@ class TrainingDashboard:
             w.HBox([self.devices, self.batch, self.aggregation, self.steps]),
             w.HBox([self.rule, self.run_button, self.stop_button, self.progress]),
             self.where, self.summary, self.figure])
+        one_mark(self.widget)
 
     def config(self):
         return RunConfig(devices=self.devices.value, per_device_batch=self.batch.value,

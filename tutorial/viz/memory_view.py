@@ -25,6 +25,7 @@ from tutorial.viz.memory_model import largest
 from tutorial.viz.memory_run import STEPS, compare_html, zero1_reports
 from tutorial.viz.projector import TEXT_PX
 from tutorial.viz.run_buttons import RunButtons, status_line
+from tutorial.viz.saved_frame import one_mark
 
 KINDS = (("weights", "#1f77b4"), ("gradients", "#ff7f0e"), ("Adam state", "#2ca02c"),
          ("activations", "#9467bd"))
@@ -195,5 +196,5 @@ def memory_view(model, devices=4, tensor=1, recompute=False, precision="float32"
     view.add_class("memory-demo")
     view.controls, view.chart, view.readout = controls, chart, readout
     view.buttons, view.status, view.table = buttons, status, table
-    return view
+    return one_mark(view)
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from tutorial.parallel.pipeline import schedules as sch
 from tutorial.viz.projector import CHAR_EM, TEXT_PX
+from tutorial.viz.saved_frame import one_mark
 
 STAGE_COUNTS = range(2, 9)
 MICROBATCH_COUNTS = range(1, 17)
@@ -204,5 +205,5 @@ def pipeline_animation(model=None, stages=3, microbatches=6, interval_ms=400):
     widget = w.VBox([controls, panels, legend])
     widget.controls = dict(pick=pick, stages=n_stages, microbatches=n_micro, play=play,
                            tick=tick)
-    widget.panels = panels
-    return widget
+    widget.panels, widget.legend = panels, legend
+    return one_mark(widget)

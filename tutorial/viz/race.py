@@ -26,6 +26,7 @@ import numpy as np
 
 from tutorial.optim import trajectories
 from tutorial.validate import check_count, check_range
+from tutorial.viz.saved_frame import one_mark
 
 COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 
@@ -215,4 +216,4 @@ def race(model, interval_ms=80):
     title = w.HTML(f"<b>{html.escape(model.surface.about)}</b>")
     widget = w.VBox([title, w.HBox([layers, key]), w.HBox([play, step]), w.HBox([lr, mom])])
     widget.contours, widget.picture = contours, picture
-    return widget
+    return one_mark(widget)

@@ -32,6 +32,7 @@ import numpy as np
 from tutorial.sequence import ring_schedule as rs
 from tutorial.sequence.placement import PLACEMENTS, causal_work
 from tutorial.viz.projector import TEXT_PX
+from tutorial.viz.saved_frame import one_mark
 
 DEVICE_COUNTS = range(2, 9)
 SEQ_LEN = 16                 # 16 x 16 cells: readable at the back, room for 8 devices zig-zag
@@ -187,4 +188,4 @@ def ring_animation(model=None, devices=4, placement="plain", causal=True, interv
     widget.controls = dict(play=play, step=step, devices=n_devices, placement=pick,
                            causal=mask)
     widget.view = view
-    return widget
+    return one_mark(widget)

@@ -19,6 +19,7 @@ import html
 import numpy as np
 
 from tutorial.viz.projector import TEXT_PX, text_width
+from tutorial.viz.saved_frame import one_mark
 from tutorial.viz.straggler_model import async_bars, summarize, sync_bars
 
 HORIZON = 16.0                  # time units of each schedule drawn
@@ -190,4 +191,4 @@ def straggler_view(model, value=None):
     view = w.VBox([slider, readout, plots])
     view.add_class("straggler-view")
     view.slider, view.readout, view.schedules, view.curves = slider, readout, schedules, curves
-    return view
+    return one_mark(view)

@@ -27,6 +27,7 @@ import numpy as np
 from tutorial.largebatch.critical_batch import CriticalBatchFit
 from tutorial.largebatch.sweep import SweepPoint
 from tutorial.viz.projector import TEXT_PX, text_width
+from tutorial.viz.saved_frame import one_mark
 
 WIDTH, HEIGHT, LEFT, BOTTOM = 700, 430, 84, 60     # px: the plot and its axis margins
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")
@@ -199,4 +200,4 @@ def sweep_view(model, interval_ms=900):
     view.add_class("sweep-view")
     view.controls = dict(play=play, shown=shown, target=target)
     view.picture, view.readout = picture, readout
-    return view
+    return one_mark(view)

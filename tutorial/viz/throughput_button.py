@@ -28,6 +28,7 @@ import time
 from tutorial.validate import check_count
 from tutorial.viz.projector import TEXT_PX
 from tutorial.viz.run_buttons import RunButtons, status_line
+from tutorial.viz.saved_frame import one_mark
 
 COUNTS = (1, 2, 4)
 
@@ -151,6 +152,7 @@ class ThroughputDemo:
         self.widget = w.VBox([w.HBox([self.start_button, self.stop_button]), self.status,
                               w.HBox([self.chart, self.table])])
         self.widget.add_class("throughput-demo")
+        one_mark(self.widget)
 
     @property
     def run(self):
