@@ -104,3 +104,29 @@ def test_advance_refuses_a_step_that_is_not_a_whole_number_of_units(by):
     with pytest.raises(ValueError, match="by must be a whole number >= 0"):
         progress.advance(by=by)
     assert progress.done == 0
+
+
+@pytest.mark.parametrize("done, says", [
+    (float("nan"), "done=nan is out of range: use a finite number"),
+    (float("inf"), "done=inf is out of range: use a finite number"),
+    (None, "done=None is out of range: use a number"),
+    ("5", "done='5' is out of range: use a number"),
+])
+def test_update_refuses_a_count_that_is_not_a_finite_number(done, says):
+    progress = Progress("fit", 10, show=False)
+    with pytest.raises(ValueError, match=says):
+        progress.update(done)
+    assert progress.done == 0
+
+
+@pytest.mark.parametrize("args, says", [
+    ((5, 0, 1.0), "done=5 is more than total=0"),
+    ((25, 20, 1.0), "done=25 is more than total=20"),
+    ((5, 20, -27.0), r"elapsed=-27.0 is out of range: use a number in \[0.0, inf\)"),
+    ((5, 20, float("nan")), "elapsed=nan is out of range"),
+    ((-1, 20, 1.0), "done must be a whole number >= 0"),
+    ((1, -3, 1.0), "total must be a whole number >= 0"),
+])
+def test_progress_line_refuses_counts_and_times_that_cannot_be(args, says):
+    with pytest.raises(ValueError, match=says):
+        progress_line("sweep", *args)

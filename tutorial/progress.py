@@ -21,13 +21,17 @@ from any widget:
 'sweep: done, 20 of 20 in 2 min 5 s (batch 512)'
 >>> progress_line("train", 7, None, 65.0)        # an endless stream: no total
 'train: 7 done, 1 min 5 s elapsed'
+>>> progress_line("sweep", 25, 20, 30.0)
+Traceback (most recent call last):
+...
+ValueError: done=25 is more than total=20: count at most the units there are.
 """
 
 import math
 import time
 
 from tutorial.config import fast_mode
-from tutorial.validate import check_count
+from tutorial.validate import check_count, check_range
 
 
 def format_seconds(seconds):
@@ -48,13 +52,19 @@ def progress_line(what, done, total, elapsed, detail=""):
     Time left assumes the remaining units take as long as the finished ones did;
     ``total=None`` (a stream of unknown length) counts what is done.
     """
+    done = check_count("done", done, low=0, what="units of work finished")
+    elapsed = check_range("elapsed", elapsed, 0.0)
     tail = f" ({detail})" if detail else ""
     if total is None:
         return (f"{what}: {done} done, {format_seconds(elapsed)} elapsed{tail}" if done
                 else f"{what}: starting{tail}")
+    total = check_count("total", total, low=0, what="units of work the line counts")
+    if done > total:
+        raise ValueError(f"done={done} is more than total={total}: count at most the units "
+                         f"there are.")
     if done == 0:
         return f"{what}: starting (0 of {total}){tail}"
-    if done >= total:
+    if done == total:
         return f"{what}: done, {done} of {total} in {format_seconds(elapsed)}{tail}"
     left = elapsed / done * (total - done)
     return (f"{what}: {done} of {total} ({math.floor(100 * done / total)}%), "
@@ -104,8 +114,10 @@ class Progress:
         return progress_line(self.what, self.done, self.total, self.elapsed, self.detail)
 
     def update(self, done, detail=""):
-        """``done`` units are done in all (for work that reports totals, not steps)."""
-        self.done = max(0, int(done) if self.total is None else min(self.total, int(done)))
+        """``done`` units are done in all (for work that reports totals, not steps); a
+        number, cut to [0, total]."""
+        done = int(check_range("done", done))
+        self.done = max(0, done if self.total is None else min(self.total, done))
         self.detail = str(detail)
         self._draw(force=self.done == self.total)
 

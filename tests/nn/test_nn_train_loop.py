@@ -174,6 +174,9 @@ def test_mlp_with_mxnets_generator_is_the_plain_gluon_net():
     (lambda: mlp((0,)), r"hidden\[0\] must be a whole number >= 1"),
     (lambda: mlp((8,), bias=float("nan")), "bias=nan is out of range"),
     (lambda: mlp((8,), generator="torch"), "generator='torch': use 'numpy'"),
+    (lambda: mlp((10 ** 5,) * 3), r"mlp\(hidden=\(100000, 100000, 100000\)\) would have "
+                                   r"20,007,700,010 parameters; this course's limit is "
+                                   r"100,000,000"),
 ])
 def test_bad_arguments_get_a_sentence(call, message):
     with pytest.raises(ValueError, match=message):

@@ -146,3 +146,12 @@ def test_mxnets_compressed_kvstore_refuses_a_bad_threshold_with_a_sentence(thres
 def test_majority_vote_refuses_no_workers_and_ragged_shapes(grads, says):
     with pytest.raises(ValueError, match=says):
         majority_vote(grads)
+
+
+def test_the_quantiser_takes_ndarrays_like_the_rest_of_the_api():
+    g, r = [0.3, 0.6, -0.7, 1.5], [0.1, 0.0, 0.0, 0.0]
+    q, left = two_bit_quantise(mx.nd.array(g), mx.nd.array(r), 0.5)
+    q_np, left_np = two_bit_quantise(np.array(g), np.array(r), 0.5)
+    assert isinstance(q, np.ndarray) and isinstance(left, np.ndarray)
+    np.testing.assert_array_equal(q, q_np)
+    np.testing.assert_array_equal(left, left_np)

@@ -107,6 +107,16 @@ def test_bad_templates_are_refused(template, says):
         check_template(template)
 
 
+def test_horovod_over_hosts_without_an_interface_is_refused_with_a_sentence():
+    from tutorial.parallel.hvd.train import train_with_horovod
+    job = object.__new__(type("J", (), {"to_json": None}))
+    with pytest.raises(TypeError, match="train_with_horovod\\(hosts=...\\) needs interface=.*"
+                                        "e.g. interface='ens5'"):
+        train_with_horovod(job, hosts="10.0.0.1:1,10.0.0.2:1")
+    with pytest.raises(TypeError, match=r"unexpected argument\(s\) \['iface'\]"):
+        train_with_horovod(job, hosts="10.0.0.1:1", interface="eth0", iface="eth0")
+
+
 def test_host_options_without_hosts_are_refused():
     with pytest.raises(TypeError, match="interface only apply with hosts="):
         train_on_cluster(object.__new__(type("J", (), {"to_json": None})), interface="eth0")

@@ -145,3 +145,14 @@ def test_timing_model_arguments():
         speedup_async(4, imbalance=0.5)
     with pytest.raises(ValueError, match="speedup=4 is out of range"):
         microbatches_for(4, 4)
+
+
+def test_ndarray_micro_batches_run_like_numpy_ones(stages):
+    X = np.random.default_rng(0).normal(size=(8, 64)).astype(np.float32)
+    y = np.arange(8) % 10
+    plan = sch.gpipe(2, 2)
+    numpy_run = run(stages, plan, microbatches(X, y, 2), update=None, concurrent=False)
+    nd_batches = microbatches(mx.nd.array(X), mx.nd.array(y), 2)
+    with within(60, "run"):
+        nd_run = run(stages, plan, nd_batches, update=None, concurrent=False)
+    np.testing.assert_allclose(nd_run.losses, numpy_run.losses, rtol=1e-6)

@@ -112,3 +112,13 @@ def test_a_worker_whose_loss_becomes_nan_stops_with_training_diverged():
     job = DigitsJob(steps=6, batch_per_worker=8, hidden=(16,), learning_rate=1e30)
     with within(60, "train"), pytest.raises(TrainingDiverged, match="the loss became"):
         train(job, kvstore=None, rank=0, num_workers=1, log=lambda line: None)
+
+
+def test_a_run_dir_that_is_a_file_is_refused_with_a_sentence(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    for where in (notes, notes / "run"):
+        with pytest.raises(ValueError, match="run_dir .*notes.txt.* is a file, not a folder"):
+            with run_directory(where):
+                pass
+    assert notes.read_text() == "mine"

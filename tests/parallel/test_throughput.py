@@ -90,3 +90,16 @@ def test_the_fastest_of_the_repeats_counts():
                            wait=lambda: None)
     assert [(r.devices, r.images_per_s, r.efficiency) for r in rows] == [(1, 4.0, 1.0),
                                                                           (2, 4.0, 0.5)]
+
+
+@pytest.mark.parametrize("args, says", [
+    ((float("nan"), 2, 100.0), "tau_k=nan is out of range: use a finite number"),
+    ((float("inf"), 2, 100.0), "tau_k=inf is out of range"),
+    ((-5.0, 2, 100.0), "tau_k=-5.0 is out of range"),
+    ((100.0, 2, float("nan")), "tau_ref=nan is out of range: use a finite number"),
+    ((100.0, 2, float("inf")), "tau_ref=inf is out of range"),
+    ((100.0, 2, 0.0), "tau_ref=0.0 is out of range"),
+])
+def test_efficiency_refuses_throughputs_that_are_not_finite(args, says):
+    with pytest.raises(ValueError, match=says):
+        efficiency(*args)

@@ -36,6 +36,7 @@ from tutorial.validate import check_count, check_range
 
 IN_FEATURES, CLASSES = 64, 10
 GENERATORS = ("numpy", "mxnet")
+MAX_PARAMETERS = 10 ** 8        # 400 MB of float32 weights, before gradients and state
 
 
 def mlp(hidden=(128, 128), seed=0, in_features=IN_FEATURES, classes=CLASSES, ctx=None,
@@ -43,6 +44,7 @@ def mlp(hidden=(128, 128), seed=0, in_features=IN_FEATURES, classes=CLASSES, ctx
     """ReLU MLP ``in_features -> hidden... -> classes``; Xavier-uniform weights from ``seed``.
 
     ``generator`` ("numpy" or "mxnet") draws the weights; every bias starts at ``bias``.
+    A net of more than ``MAX_PARAMETERS`` numbers is refused before anything is allocated.
     """
     if not isinstance(hidden, (tuple, list)):
         raise ValueError(f"hidden must be a list of layer widths such as (64,) or (128, 128), "
@@ -50,6 +52,11 @@ def mlp(hidden=(128, 128), seed=0, in_features=IN_FEATURES, classes=CLASSES, ctx
     sizes = [check_count("in_features", in_features),
              *[check_count(f"hidden[{i}]", h, what="units") for i, h in enumerate(hidden)],
              check_count("classes", classes)]
+    parameters = sum(n_in * n_out + n_out for n_in, n_out in zip(sizes[:-1], sizes[1:]))
+    if parameters > MAX_PARAMETERS:
+        raise ValueError(f"mlp(hidden={tuple(hidden)}) would have {parameters:,} parameters; "
+                         f"this course's limit is {MAX_PARAMETERS:,} (400 MB of float32 "
+                         f"weights): choose fewer or narrower hidden layers")
     bias = check_range("bias", bias)
     if generator not in GENERATORS:
         raise ValueError(f"generator={generator!r}: use 'numpy' (the same weights on every "

@@ -33,16 +33,17 @@ import numpy as np
 
 from tutorial.finite import TrainingDiverged
 from tutorial.parallel.aggregation import KVStoreAggregation
-from tutorial.validate import check_count, check_range
+from tutorial.validate import as_host_array, check_count, check_range
 
 SCHEMES = ("none", "2bit", "sign")
 BITS = {"none": 32, "2bit": 2, "sign": 2}     # sign: -1, 0 or +1
 
 
 def two_bit_quantise(grad, residual, threshold):
-    """One step of the 2-bit quantiser: ``(q, new_residual)`` as float32 NumPy arrays."""
+    """One step of the 2-bit quantiser: ``(q, new_residual)`` as float32 NumPy arrays
+    (``grad`` and ``residual`` may be NumPy arrays, NDArrays or lists)."""
     threshold = check_range("threshold", threshold, 0.0, low_open=True)
-    g, r = np.asarray(grad, dtype=np.float32), np.asarray(residual, dtype=np.float32)
+    g, r = (np.asarray(as_host_array(x), dtype=np.float32) for x in (grad, residual))
     if r.shape != g.shape:
         raise ValueError(f"residual has shape {r.shape} but the gradient {g.shape}: keep "
                          f"one residual per parameter, shaped like it")

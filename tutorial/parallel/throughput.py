@@ -34,7 +34,7 @@ import time
 import numpy as np
 
 from tutorial.nn.resnet import IMAGE_SHAPE
-from tutorial.validate import check_count
+from tutorial.validate import check_count, check_range
 
 INPUTS = ("real", "synthetic")
 
@@ -83,10 +83,11 @@ def measure(step, batches, steps, warmup=2, clock=time.perf_counter, wait=None):
 
 
 def efficiency(tau_k, k, tau_ref):
-    """tau_K / (K * tau_ref): the fraction of perfect linear scaling reached."""
+    """tau_K / (K * tau_ref): the fraction of perfect linear scaling reached (both
+    throughputs in images/s, finite; tau_ref > 0)."""
     k = check_count("k", k, what="devices")
-    if not tau_ref > 0:
-        raise ValueError(f"tau_ref must be a positive throughput (images/s), got {tau_ref!r}")
+    tau_k = check_range("tau_k", tau_k, 0.0)
+    tau_ref = check_range("tau_ref", tau_ref, 0.0, low_open=True)
     return tau_k / (k * tau_ref)
 
 

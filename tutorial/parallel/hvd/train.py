@@ -26,6 +26,9 @@ def require_horovod():
         raise HorovodUnavailable(problem)
 
 
+ON_HOSTS = ("interface", "template", "rendezvous_address", "python", "remote_dir")
+
+
 def train_with_horovod(job, num_ranks=None, timeout=120.0, port=None, run_dir=None,
                        on_poll=None, hosts=None, **on_hosts):
     """Run ``job`` on ``num_ranks`` Horovod ranks; one WorkerRun per rank, by rank.
@@ -37,6 +40,14 @@ def train_with_horovod(job, num_ranks=None, timeout=120.0, port=None, run_dir=No
     """
     if not hasattr(job, "to_json"):
         raise TypeError(f"job must be a DigitsJob, e.g. DigitsJob(steps=20), got {job!r}")
+    unknown = sorted(set(on_hosts) - set(ON_HOSTS))
+    if unknown:
+        raise TypeError(f"train_with_horovod() got unexpected argument(s) {unknown}; with "
+                        f"hosts=... it also takes {', '.join(ON_HOSTS)}")
+    if hosts is not None and on_hosts.get("interface") is None:
+        raise TypeError("train_with_horovod(hosts=...) needs interface=..., the network "
+                        "interface Gloo's ring runs over, named alike on every host "
+                        "(`ip addr` lists them), e.g. interface='ens5'")
     if hosts is None:
         if on_hosts:
             raise TypeError(f"{', '.join(sorted(on_hosts))} only apply with hosts=..., a host "

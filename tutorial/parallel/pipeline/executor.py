@@ -39,7 +39,7 @@ from mxnet import autograd
 
 from tutorial.finite import TrainingDiverged, check_parameters
 from tutorial.parallel.pipeline.schedules import Schedule, Task, dependencies
-from tutorial.validate import check_count, check_range
+from tutorial.validate import as_host_array, check_count, check_range
 
 UPDATES = ("step", "backward", None)
 WAIT_LIMIT_S = 120.0       # a stage that waits longer than this for an input gives up
@@ -210,7 +210,8 @@ def _concurrently(plan, work, clock, wait_limit_s):
 
 def run(stages, plan, batches, lr=None, update="step", concurrent=True,
         wait_limit_s=WAIT_LIMIT_S, clock=time.perf_counter):
-    """Run ``plan`` on ``stages`` with ``batches`` (m (X, y) NumPy pairs); see the module doc."""
+    """Run ``plan`` on ``stages`` with ``batches`` (m (X, y) pairs of NumPy arrays or
+    NDArrays); see the module doc."""
     if not isinstance(plan, Schedule):
         raise ValueError(f"plan must be a Schedule (e.g. schedules.schedule('gpipe', p, m)), "
                          f"got {type(plan).__name__}")
@@ -259,12 +260,14 @@ def _check_finite_run(losses, params, update, lr):
 
 
 def as_numpy(batches):
-    """Check micro-batches are (X, y) pairs of one width; return them as NumPy arrays."""
+    """Check micro-batches are (X, y) pairs of one width; return them as NumPy arrays
+    (NDArrays are copied to NumPy)."""
     out = []
     for k, pair in enumerate(batches):
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
             raise ValueError(f"micro-batch {k} must be an (X, y) pair")
-        X, y = np.asarray(pair[0], dtype=np.float32), np.asarray(pair[1])
+        X, y = np.asarray(as_host_array(pair[0]), dtype=np.float32), \
+            np.asarray(as_host_array(pair[1]))
         bad = ~np.isfinite(X.reshape(len(X), -1)).all(axis=1) if X.ndim else ~np.isfinite(X)
         if bad.any():
             raise ValueError(f"micro-batch {k} holds NaN or an infinity in X (row "

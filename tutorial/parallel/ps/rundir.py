@@ -56,7 +56,13 @@ def remove_stale_folders(folder=None):
 
 def _claim_named(path):
     """Make ``path`` ours to write in, or refuse it when it holds someone else's files."""
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        file = next((p for p in (path, *path.parents) if p.exists() and not p.is_dir()), path)
+        raise ValueError(f"run_dir {str(path)!r} cannot be a folder: {str(file)!r} is a file, "
+                         f"not a folder. Pass the path of a new or empty folder, or "
+                         f"run_dir=None for a temporary one") from None
     if not (path / MARK).exists():
         foreign = sorted(p.name for p in path.iterdir())
         if foreign:
