@@ -14,6 +14,10 @@ ValueError: momentum=1.5 is out of range: use a number in [0.0, 1.0).
 Traceback (most recent call last):
 ...
 ValueError: learning_rate=inf is out of range: use a finite number in [0.0, inf).
+>>> check_flag("causal", "False")
+Traceback (most recent call last):
+...
+ValueError: causal must be True or False, got 'False'.
 >>> check_count("batch_size", 0)
 Traceback (most recent call last):
 ...
@@ -59,6 +63,16 @@ def check_count(name, value, low=1, what=""):
         detail = f" ({what})" if what else ""
         raise ValueError(f"{name} must be a whole number >= {low}{detail}, got {_plain(value)!r}.")
     return int(value)
+
+
+def check_flag(name, value):
+    """Return ``value`` if it is True or False (a NumPy bool too); else a ValueError.
+
+    A string is refused: ``causal="False"`` is truthy and would mean True.
+    """
+    if not (isinstance(value, bool) or type(value).__name__ == "bool_"):
+        raise ValueError(f"{name} must be True or False, got {_plain(value)!r}.")
+    return bool(value)
 
 
 def as_host_array(value):

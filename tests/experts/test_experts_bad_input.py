@@ -163,3 +163,14 @@ def test_expert_parallel_refuses_pieces_that_do_not_fit():
     with pytest.raises(ValueError, match=r"expert 2 belongs on device 1 \(cpu\(1\)\) but its "
                                          r"weights are on cpu\(0\): use place_moe"):
         ep.expert_parallel_moe(pieces, moved)
+
+
+@pytest.mark.parametrize("rows, says", [
+    (np.zeros((2, 3)), "token 0's row sums to 0"),
+    (np.array([[2.0, -1.0, 0.5], [0.2, 0.3, 0.5]]), "token 0's row sums to 1.5 .*least entry -1"),
+    (np.array([[0.2, 0.3, 0.5], [-3.0, -2.0, -1.0]]), "token 1's row sums to -6"),
+])
+def test_routing_takes_a_softmax_not_raw_scores(rows, says):
+    from tutorial.experts.gating import route
+    with pytest.raises(ValueError, match="probabilities must be a softmax.*" + says):
+        route(rows, k=2)

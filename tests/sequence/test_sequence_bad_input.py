@@ -111,3 +111,21 @@ def pieces(seq_len=7, placement="plain", head_dim=2):
 def test_ring_attention_refuses_pieces_that_do_not_fit(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("causal", ["False", "True", 1, None])
+def test_causal_must_be_true_or_false_not_a_truthy_string(causal):
+    from tutorial.sequence.ring_schedule import schedule
+    from tutorial.sequence.ring_timing import time_ring
+    with pytest.raises(ValueError, match="causal must be True or False"):
+        schedule(8, 2, causal=causal)
+    with pytest.raises(ValueError, match="causal must be True or False"):
+        time_ring(8, 2, causal=causal, heads=1, head_dim=4, repeats=1)
+
+
+def test_ring_timing_refuses_inputs_past_its_limit_before_drawing_them():
+    from tutorial.sequence.ring_timing import MAX_INPUT, time_ring
+    with pytest.raises(ValueError, match="queries, keys and values would hold 268,435,456 "
+                                         "numbers each"):
+        time_ring(2 ** 20, 256)
+    assert MAX_INPUT == 2 ** 24

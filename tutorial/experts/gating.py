@@ -105,6 +105,13 @@ def route(probabilities, k=1, capacity_factor=1.0):
     if not np.isfinite(p).all():
         raise ValueError("probabilities hold NaN or an infinity: the router diverged; check "
                          "its input and weights")
+    sums = p.sum(axis=1)
+    if (p < 0).any() or not np.allclose(sums, 1.0, atol=1e-3):
+        t = int(np.argmax((p < 0).any(axis=1) | ~np.isclose(sums, 1.0, atol=1e-3)))
+        raise ValueError(f"probabilities must be a softmax, each token's row non-negative and "
+                         f"summing to 1; token {t}'s row sums to {sums[t]:.4g} (least entry "
+                         f"{p[t].min():.4g}). Route softmax(x @ router) "
+                         f"(router_probabilities), not the raw scores")
     num_tokens, num_experts = p.shape
     k = check_k(k, num_experts)
     capacity = expert_capacity(num_tokens, num_experts, k, capacity_factor)

@@ -33,8 +33,8 @@ LANES = ("compute", "communication")
 
 def buckets(sizes, bucket_bytes):
     """Group ``sizes`` = [(name, bytes), ...] (in backward order) into buckets of names."""
-    bucket_bytes = check_range("bucket_bytes", bucket_bytes, 0) if not math.isinf(
-        bucket_bytes) else bucket_bytes
+    whole = isinstance(bucket_bytes, float) and bucket_bytes == math.inf   # one bucket
+    bucket_bytes = bucket_bytes if whole else check_range("bucket_bytes", bucket_bytes, 0)
     groups, current, held = [], [], 0
     for name, nbytes in sizes:
         current.append(name)

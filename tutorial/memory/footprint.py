@@ -149,6 +149,17 @@ def sent_per_step(sizes, k, stage):
     return sent
 
 
+def _check_sample_shape(net, sample_shape):
+    """``sample_shape`` as a tuple of counts that the net's first layer takes."""
+    from tutorial.batch_checks import check_features      # here: it imports Gluon's layers
+    if not isinstance(sample_shape, (tuple, list)) or not sample_shape:
+        raise ValueError(f"sample_shape must be one sample's shape as a tuple, e.g. (64,) for "
+                         f"64 features, got {sample_shape!r}")
+    shape = tuple(check_count(f"sample_shape[{i}]", n) for i, n in enumerate(sample_shape))
+    check_features(net, np.zeros((1,) + shape, dtype=np.float32))
+    return shape
+
+
 def footprint(net, sample_shape, batch, devices, stage, optimizer="adam"):
     """One :class:`Footprint` per device for ``net`` under ZeRO ``stage`` (0 = plain data
     parallelism) on ``devices`` devices, ``batch`` samples split as evenly as possible."""
@@ -161,6 +172,7 @@ def footprint(net, sample_shape, batch, devices, stage, optimizer="adam"):
     if isinstance(stage, bool) or not isinstance(stage, (int, np.integer)) or \
             stage not in (0, 1, 2, 3):
         raise ValueError(f"stage must be a whole number 0, 1, 2 or 3, got {stage!r}")
+    sample_shape = _check_sample_shape(net, sample_shape)
     layers = layer_sizes(net)
     sizes = [s for layer in layers for s in layer]
     copies = state_copies(optimizer)

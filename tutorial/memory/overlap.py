@@ -41,6 +41,7 @@ from mxnet import autograd, gluon
 
 from tutorial.batch_checks import check_batch, check_labels
 from tutorial.finite import check_loss, check_parameters
+from tutorial.memory import diverged
 from tutorial.memory.buckets import Event, buckets
 from tutorial.parallel.collectives import allreduce
 from tutorial.parallel.collectives.dispatch import ALGORITHMS
@@ -183,6 +184,7 @@ class OverlapTrainer:
         """
         labels = check_batch(self.net, self.loss_fn, X, y)
         step = self.steps_done + 1
+        diverged.check_batch(X, step)             # NaN data: the data's fault, said so
         origin = time.perf_counter()
         events, comm_events, work, failed = [], [], queue.Queue(), []
         shards = split_batch(X, y, self.devices)

@@ -24,6 +24,7 @@ pair's output forward and, unless the pair reads the data, one of its input back
 from typing import List, NamedTuple
 
 import mxnet as mx
+import numpy as np
 from mxnet import autograd, gluon
 
 from tutorial.parallel.collectives import allreduce, bytes_sent, chunk_bounds
@@ -34,7 +35,11 @@ ITEMSIZE = 4
 
 def split(hidden, devices):
     """The hidden units (start, stop) each device owns: the sharding, as data."""
-    return chunk_bounds(check_count("hidden", hidden), check_count("devices", devices))
+    hidden, devices = check_count("hidden", hidden), check_count("devices", devices)
+    if devices > hidden:
+        raise ValueError(f"{devices} tensor-parallel devices for {hidden} hidden units: each "
+                         f"device needs at least one unit; use at most {hidden} devices")
+    return chunk_bounds(hidden, devices)
 
 
 class Result(NamedTuple):
@@ -57,6 +62,13 @@ def shard(W1, b1, W2, b2, devices):
 
 def forward_backward(parts, X, labels):
     """Run the MLP split as ``parts`` (from :func:`shard`) on the batch (X, labels), NumPy."""
+    features = parts[0][0].shape[1]
+    if np.ndim(X) != 2 or len(X) == 0 or np.shape(X)[1] != features:
+        raise ValueError(f"X must be (samples, {features}), at least one sample, for W1's "
+                         f"{features} inputs; got shape {np.shape(X)}")
+    if len(labels) != len(X):
+        raise ValueError(f"X has {len(X)} samples but {len(labels)} labels: give one label "
+                         f"per sample")
     sent = [0] * len(parts)
     xs, partial, zs = [], [], []
     for w1, c1, w2, _ in parts:                      # forward up to the partial sums

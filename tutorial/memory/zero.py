@@ -97,6 +97,10 @@ class ZeroTrainer:
 
     def __init__(self, params, devices, stage, make_optimizer):
         stage = check_stage(stage)
+        if not callable(make_optimizer) or hasattr(make_optimizer, "create_state"):
+            raise TypeError(f"make_optimizer must make a fresh optimizer for each device, e.g. "
+                            f"lambda: TutorialAdam(learning_rate=0.01), not one optimizer "
+                            f"({type(make_optimizer).__name__}): devices must not share state")
         self.shapes = check_params(params)                            # W0, b0, W1, b1, ...
         self.devices, self.stage = check_devices(devices), stage
         self.k = len(self.devices)
@@ -172,6 +176,9 @@ class ZeroTrainer:
         if np.ndim(X) != 2 or np.shape(X)[1] != features:
             raise ValueError(f"X must be (samples, {features}) for this net's first layer, got "
                              f"shape {np.shape(X)}")
+        if len(y) != n:
+            raise ValueError(f"X has {n} samples but y {len(y)} labels: give one label per "
+                             f"sample")
         check_labels(y, self.shapes[-1][0])
         step = self.steps_done + 1
         rate = getattr(self.optimizers[0], "learning_rate", None)

@@ -25,7 +25,7 @@ import dataclasses
 from typing import Optional, Tuple
 
 from tutorial.sequence.placement import Held, pairs, place
-from tutorial.validate import check_count
+from tutorial.validate import check_count, check_flag
 
 UNMASKED, PARTLY, FULLY = "unmasked", "partly masked", "fully masked"
 
@@ -108,6 +108,7 @@ def tiles(queries, keys, causal):
 
 def schedule(seq_len, num_devices, causal=False, placement="plain", position_bytes=8):
     """The :class:`RingSchedule` of ``seq_len`` positions on ``num_devices`` devices."""
+    causal = check_flag("causal", causal)
     held = place(seq_len, num_devices, placement)
     size = check_count("position_bytes", position_bytes)
     k = len(held)

@@ -37,6 +37,7 @@ from tutorial.sequence.ring_schedule import FULLY, RingSchedule, computed, sched
 from tutorial.validate import check_count
 
 MAX_ELEMENTS = 2 ** 26     # the largest score block allowed: 256 MB of float32
+MAX_INPUT = 2 ** 24        # the most numbers in each of queries, keys, values (drawn in float64)
 
 
 class Timed(NamedTuple):
@@ -68,6 +69,11 @@ def _check_size(seq_len, devices, batch, heads, head_dim):
     for name, value in (("seq_len", seq_len), ("devices", devices), ("batch", batch),
                         ("heads", heads), ("head_dim", head_dim)):
         check_count(name, value)
+    numbers = batch * heads * seq_len * head_dim
+    if numbers > MAX_INPUT:
+        raise ValueError(f"queries, keys and values would hold {numbers:,} numbers each "
+                         f"(batch x heads x seq_len x head_dim), more than {MAX_INPUT:,}: use a "
+                         f"shorter seq_len, fewer heads or a smaller head_dim")
     block = -(-seq_len // devices)
     elements = batch * heads * block * block
     if elements > MAX_ELEMENTS:

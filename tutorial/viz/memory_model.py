@@ -144,6 +144,10 @@ def build_memory_model(widths=WIDTHS, batch=BATCH, devices=DEVICES, tensor=TENSO
     for k in devices:
         if batch % check_count("devices", k):
             raise ValueError(f"batch {batch} must split evenly over K = {k} replicas")
+        if k > min(widths[1:]):       # as ZeroTrainer (the Run button) refuses it
+            raise ValueError(f"ZeRO gives each of the K = {k} devices a shard of every "
+                             f"parameter, but the smallest bias has only {min(widths[1:])} "
+                             f"elements: use at most {min(widths[1:])} devices")
     copies = state_copies(OPTIMIZER)
     plan = recompute.sqrt_segments(len(widths) - 1)
     settings, zero1 = {}, {}

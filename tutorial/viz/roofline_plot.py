@@ -7,10 +7,14 @@ operation at (arithmetic intensity, measured FLOP/s).
 
 import numpy as np
 
+from tutorial.validate import check_range
+
 
 def draw(ax, peak, bandwidth, points, ladder=(), title=""):
     """Roof from ``peak`` (FLOP/s) and ``bandwidth`` (bytes/s); ``points`` filled markers,
     ``ladder`` (notebook 01's rungs, launch costs included) hollow ones."""
+    peak = check_range("peak", peak, 0.0, low_open=True)               # FLOP/s
+    bandwidth = check_range("bandwidth", bandwidth, 0.0, low_open=True)  # bytes/s
     intensities = [p.operation.intensity for p in [*points, *ladder]]
     low = min(intensities + [peak / bandwidth]) / 4
     high = max(intensities + [peak / bandwidth]) * 4
