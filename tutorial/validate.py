@@ -70,7 +70,8 @@ def check_flag(name, value):
 
     A string is refused: ``causal="False"`` is truthy and would mean True.
     """
-    if not (isinstance(value, bool) or type(value).__name__ == "bool_"):
+    numpy_bool = type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool")
+    if not (isinstance(value, bool) or numpy_bool):
         raise ValueError(f"{name} must be True or False, got {_plain(value)!r}.")
     return bool(value)
 
