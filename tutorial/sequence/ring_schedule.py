@@ -133,7 +133,8 @@ def bytes_sent(plan):
 
 
 def work(plan):
-    """Query-key pairs each device computes over the whole ring."""
+    """Query-key pairs that attend on each device over the whole ring (:func:`computed`
+    counts the pairs it computes, partly masked tiles whole)."""
     return [sum(step[d].pairs for step in plan.steps) for d in range(plan.num_devices)]
 
 

@@ -47,7 +47,9 @@ class Timed(NamedTuple):
 
 
 def clock_for(contexts):
-    """``("CPU", time.process_time)`` if every context is a CPU, else the wall clock."""
+    """``("CPU", time.process_time)`` if every context is a CPU, else
+    ``("wall", time.perf_counter)``. (On Windows the CPU clock ticks every 15.6 ms or so,
+    coarse against a step of a few tens of milliseconds: time longer sequences there.)"""
     if all(c.device_type == "cpu" for c in contexts):
         return "CPU", time.process_time
     return "wall", time.perf_counter
