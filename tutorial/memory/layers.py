@@ -22,7 +22,20 @@ followed by a ReLU.
 """
 
 import mxnet as mx
+import numpy as np
 from mxnet import autograd, gluon
+
+
+def check_rows(X, y, features, layer="the first layer", y_name="y"):
+    """A ValueError with the fix unless ``X`` is (samples, ``features``) with at least one
+    sample and ``y`` holds one label per sample (``layer`` and ``y_name`` name them)."""
+    if np.ndim(X) != 2 or len(X) == 0 or np.shape(X)[1] != features:
+        raise ValueError(f"X must be (samples, {features}), at least one sample, for "
+                         f"{layer}'s {features} inputs; got shape {np.shape(X)}")
+    if len(y) != len(X):
+        named = f"{y_name} " if y_name else ""
+        raise ValueError(f"X has {len(X)} samples but {named}{len(y)} labels: give one label "
+                         f"per sample")
 
 
 def mlp(widths, prefix="mlp_"):

@@ -23,7 +23,6 @@ for a stage of notebook 10's pipeline: it keeps only the stage's input per micro
 import math
 
 import mxnet as mx
-import numpy as np
 
 from tutorial.memory import layers as L
 from tutorial.memory.ledger import PASSING, Ledger
@@ -60,13 +59,7 @@ def gradients(params, X, y, plan):
     if not plan or plan[0][0] != 0 or plan[-1][1] != n or any(a >= b for a, b in plan) \
             or any(b != c for (_, b), (c, _) in zip(plan, plan[1:])):
         raise ValueError(f"plan {plan} must be consecutive non-empty ranges covering 0..{n}")
-    features = params[0][0].shape[1]
-    if np.ndim(X) != 2 or len(X) == 0 or np.shape(X)[1] != features:
-        raise ValueError(f"X must be (samples, {features}), at least one sample, for the "
-                         f"first layer's {features} inputs; got shape {np.shape(X)}")
-    if len(y) != len(X):
-        raise ValueError(f"X has {len(X)} samples but y {len(y)} labels: give one label per "
-                         f"sample")
+    L.check_rows(X, y, params[0][0].shape[1])
     ctx = params[0][0].context
     book = Ledger(1)
     x = mx.nd.array(X, ctx=ctx)

@@ -24,9 +24,9 @@ pair's output forward and, unless the pair reads the data, one of its input back
 from typing import List, NamedTuple
 
 import mxnet as mx
-import numpy as np
 from mxnet import autograd, gluon
 
+from tutorial.memory.layers import check_rows
 from tutorial.parallel.collectives import allreduce, bytes_sent, chunk_bounds
 from tutorial.validate import check_count
 
@@ -62,13 +62,7 @@ def shard(W1, b1, W2, b2, devices):
 
 def forward_backward(parts, X, labels):
     """Run the MLP split as ``parts`` (from :func:`shard`) on the batch (X, labels), NumPy."""
-    features = parts[0][0].shape[1]
-    if np.ndim(X) != 2 or len(X) == 0 or np.shape(X)[1] != features:
-        raise ValueError(f"X must be (samples, {features}), at least one sample, for W1's "
-                         f"{features} inputs; got shape {np.shape(X)}")
-    if len(labels) != len(X):
-        raise ValueError(f"X has {len(X)} samples but {len(labels)} labels: give one label "
-                         f"per sample")
+    check_rows(X, labels, parts[0][0].shape[1], layer="W1", y_name="")
     sent = [0] * len(parts)
     xs, partial, zs = [], [], []
     for w1, c1, w2, _ in parts:                      # forward up to the partial sums
