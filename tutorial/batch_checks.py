@@ -110,6 +110,26 @@ def check_labels(y, classes=None):
     return y
 
 
+def batch_stream(batches):
+    """An iterator over ``batches`` (a generator or a list of (X, y) pairs), or a TypeError
+    saying what to give."""
+    try:
+        return iter(batches)
+    except TypeError:
+        raise TypeError(f"batches must give (X, y) pairs, e.g. digits_batches(32) or a list "
+                        f"of pairs, got {type(batches).__name__}") from None
+
+
+def next_batch(stream, step, steps, endless):
+    """The next (X, y) of ``stream`` for step ``step`` of ``steps``, or a ValueError when it
+    has run out (``endless`` names a stream that does not)."""
+    pair = next(stream, None)
+    if pair is None:
+        raise ValueError(f"batches ran out after {step - 1} of the {steps} steps: give an "
+                         f"endless stream (e.g. {endless}) or fewer steps")
+    return pair
+
+
 def check_batch(net, loss_fn, X, y):
     """Check ``(X, y)`` against ``net`` before a step; the labels on the host, or None.
 

@@ -111,7 +111,7 @@ def test_mixed_precision_takes_a_list_and_says_when_the_batches_run_out():
     pairs = [next(batches), next(batches)]
     run = train(lambda: mlp((16,), seed=0), DEVICES, pairs, 2)           # a list: fine
     assert len(run.losses) == 2
-    with pytest.raises(ValueError, match="batches ran out after 1 of steps=3 steps"):
+    with pytest.raises(ValueError, match="batches ran out after 1 of the 3 steps"):
         train(lambda: mlp((16,), seed=0), DEVICES, iter(pairs[:1]), 3)
     with pytest.raises(TypeError, match="batches must give \\(X, y\\) pairs"):
         train(lambda: mlp((16,), seed=0), DEVICES, 5, 1)

@@ -100,14 +100,6 @@ def _stop_skipping(scaler, scale, skipped, step, lr):
             f"or lower the learning rate (it is {lr:g}), and run again.")
 
 
-def _batches(batches):
-    try:
-        return iter(batches)
-    except TypeError:
-        raise TypeError(f"batches must give (X, y) pairs, e.g. digits_batches(32) or a list "
-                        f"of pairs, got {type(batches).__name__}") from None
-
-
 def train(make_net, devices, batches, steps, scaler=None, dtype="float16", lr=0.1,
           momentum=0.9, algorithm="ring"):
     """``steps`` steps of the loop in the module docstring; returns a :class:`Run`."""
@@ -123,15 +115,12 @@ def train(make_net, devices, batches, steps, scaler=None, dtype="float16", lr=0.
         p.reset_ctx(devices)
     state = scaler.init() if scaler is not None else None
     run = Run([], [], [], [], [], [int(np.prod(p.shape)) for p in params])
-    skipped, batches = 0, _batches(batches)
+    skipped, batches = 0, batch_checks.batch_stream(batches)
     for step in range(1, steps + 1):
         scale = state.scale if state is not None else 1.0
         for p, w in zip(params, master):                         # 1. weights as stored
             p.set_data(w.astype(dtype).astype("float32"))
-        X, y = next(batches, (None, None))
-        if X is None:
-            raise ValueError(f"batches ran out after {step - 1} of steps={steps} steps: give "
-                             f"an endless stream (digits_batches) or at least {steps} batches")
+        X, y = batch_checks.next_batch(batches, step, steps, "digits_batches(32)")
         batch_checks.check_batch(net, loss_fn, X, y)
         shards = split_batch(X, y, devices)
         with autograd.record():                                   # 2.

@@ -32,6 +32,7 @@ from typing import Tuple
 import mxnet as mx
 import numpy as np
 
+from tutorial.batch_checks import batch_stream, next_batch
 from tutorial.devices import check_devices
 from tutorial.finite import check_parameters
 from tutorial.parallel.aggregation import make_aggregator
@@ -127,12 +128,9 @@ def train_local_sgd(net, devices, batches, steps, period, switch=0, evaluate=Non
     """
     schedule = set(averaging_steps(steps, period, switch))
     workers = LocalSGD(net, devices, aggregation=aggregation, **optimizer_params)
-    losses, spreads, batches = [], [], iter(batches)
+    losses, spreads, batches = [], [], batch_stream(batches)
     for t in range(1, steps + 1):
-        X, y = next(batches, (None, None))
-        if X is None:
-            raise ValueError(f"batches ran out after {t - 1} of the {steps} steps: give an "
-                             f"endless stream (e.g. ScalingJob.batches()) or fewer steps")
+        X, y = next_batch(batches, t, steps, "ScalingJob.batches()")
         losses.append(workers.step(X, y)[0])
         if t in schedule:
             spreads.append(workers.spread())
