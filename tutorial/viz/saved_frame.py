@@ -2,8 +2,8 @@
 
 A notebook opened before its cells run shows each widget from the state saved with it; its
 controls are then not connected to a kernel, and ipywidgets marks *every* disconnected
-view, each control of a box included, with a red broken-link icon: about sixteen on the
-optimizer race. :func:`one_mark` adds to a box an invisible child holding :data:`RULE`,
+view, each control of a box included, with a red broken-link icon: thirteen on the
+optimizer race, counted in Chromium. :func:`one_mark` adds to a box an invisible child holding :data:`RULE`,
 which hides the marks of views nested in a disconnected view, so the widget keeps the one
 mark on its outermost box (the one that says "run this cell to use me"). A ``<style>``
 applies wherever its element is in the page, hidden or not, so the rule travels with the
